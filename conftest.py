@@ -1,0 +1,60 @@
+"""Hypothesis profiles, the --specs option and the spec parametrization."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+settings.register_profile("dev", max_examples=20, deadline=None, database=None)
+settings.register_profile(
+    "ci",
+    max_examples=100,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "nightly",
+    max_examples=1000,
+    deadline=None,
+    database=DirectoryBasedExampleDatabase(".hypothesis/examples"),
+    print_blob=True,
+)
+settings.load_profile("dev")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--specs",
+        action="append",
+        default=[],
+        metavar="PATH_OR_MODULE",
+        help="run the checks on the SPECS of this file or module instead of the "
+        "built-in catalog (repeatable)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from oracles.compile import isolate_caches
+
+    isolate_caches()
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "spec" not in metafunc.fixturenames:
+        return
+    from oracles.spec import SpecError, load_specs
+    from suites.catalog import builtin_specs
+
+    targets = metafunc.config.getoption("--specs")
+    try:
+        specs = [s for t in targets for s in load_specs(t)] if targets else builtin_specs()
+    except SpecError as error:
+        raise pytest.UsageError(f"--specs: {error}") from error
+    metafunc.parametrize(
+        "spec",
+        [pytest.param(s, id=s.id) for s in specs],
+    )

@@ -1,0 +1,1 @@
+"""Reference kernels, their registrations and fakes, and the bug zoo."""

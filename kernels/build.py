@@ -1,0 +1,58 @@
+"""Builds the C++ reference kernels once per torch version and loads them.
+
+The extension lands under ``.build/`` in the checkout, in a folder named for
+the torch version, so a torch upgrade gets a fresh build and a re-run reuses
+the old one (ninja rebuilds only what changed).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+from pathlib import Path
+
+import torch
+
+SOURCES = Path(__file__).parent / "csrc"
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+class KernelsUnavailable(RuntimeError):
+    """The C++ reference kernels cannot be built on this machine."""
+
+
+def build_directory() -> Path:
+    tag = torch.__version__.replace("+", "_")
+    return CHECKOUT / ".build" / f"torch-{tag}"
+
+
+@functools.cache
+def load_kernels() -> None:
+    """Build (or reuse) and load the extension; its ops register on load."""
+    compiler = os.environ.get("CXX", "c++")
+    if shutil.which(compiler) is None:
+        raise KernelsUnavailable(
+            f"no C++ compiler: {compiler!r} is not on PATH; install one "
+            "(e.g. g++) or set CXX to build the reference kernels"
+        )
+    from torch.utils import cpp_extension
+
+    if not cpp_extension.is_ninja_available():
+        raise KernelsUnavailable("ninja is not installed: pip install ninja")
+    directory = build_directory()
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        cpp_extension.load(
+            name="conformance_kernels",
+            sources=[str(SOURCES / "rope.cpp"), str(SOURCES / "zoo.cpp")],
+            extra_include_paths=[str(SOURCES)],
+            extra_cflags=["-O2"],
+            build_directory=str(directory),
+            is_python_module=False,
+            verbose=False,
+        )
+    except (RuntimeError, OSError) as error:
+        raise KernelsUnavailable(
+            f"building the C++ reference kernels failed: {error}"
+        ) from error

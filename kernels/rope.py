@@ -1,0 +1,54 @@
+"""The rotary-embedding family: the C++ ops' fakes and the pure-PyTorch form."""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+
+from kernels.build import load_kernels
+
+
+@functools.cache
+def register() -> None:
+    """Build and load the C++ ops and register their fakes (once)."""
+    load_kernels()
+
+    @torch.library.register_fake("conformance::rotary_embedding")
+    def _(positions, query, key, head_size, cos_sin_cache, is_neox) -> None:
+        return None
+
+    @torch.library.register_fake("conformance::rotary_embedding_functional")
+    def _(positions, query, key, head_size, cos_sin_cache, is_neox):
+        # The kernel returns fresh contiguous tensors whatever the input layout;
+        # empty_like would keep a permuted input's strides.
+        return query.new_empty(query.shape), key.new_empty(key.shape)
+
+
+def rotary_embedding_torch(
+    positions: torch.Tensor,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    head_size: int,
+    cos_sin_cache: torch.Tensor,
+    is_neox: bool,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """What model code runs when no kernel is present: fresh rotated tensors."""
+    cos, sin = cos_sin_cache[positions].unsqueeze(-2).chunk(2, dim=-1)
+    return (
+        _rotate(query, cos, sin, head_size, is_neox),
+        _rotate(key, cos, sin, head_size, is_neox),
+    )
+
+
+def _rotate(x, cos, sin, head_size, is_neox):
+    rotary_dim = cos.shape[-1] * 2
+    heads = x.unflatten(-1, (-1, head_size)) if x.dim() == 2 else x
+    rot, passed = heads[..., :rotary_dim], heads[..., rotary_dim:]
+    if is_neox:
+        a, b = rot.chunk(2, dim=-1)
+        rotated = torch.cat((a * cos - b * sin, b * cos + a * sin), dim=-1)
+    else:
+        a, b = rot[..., 0::2], rot[..., 1::2]
+        rotated = torch.stack((a * cos - b * sin, b * cos + a * sin), dim=-1).flatten(-2)
+    return torch.cat((rotated, passed), dim=-1).reshape(x.shape)

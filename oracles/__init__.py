@@ -1,0 +1,1 @@
+"""Cases, modes, observations and verdicts: how the suite judges an op."""

@@ -1,0 +1,180 @@
+"""The checks: each runs one Case in the Modes it needs and applies verdicts.
+
+A check is ``check(spec, case) -> list[Finding]``; an empty list is a pass.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+from torch._subclasses.fake_tensor import UnsupportedOperatorException
+
+from oracles import verdicts
+from oracles.case import Case
+from oracles.expected import expected_program
+from oracles.findings import Finding
+from oracles.modes import Observation, run_eager, run_fake, run_inductor, run_program
+from oracles.spec import Spec
+
+
+def op_name(spec: Spec) -> str:
+    overload = spec.overload
+    if overload is not None:
+        return str(overload)
+    return getattr(spec.op, "__qualname__", repr(spec.op))
+
+
+def _error_text(error: BaseException, lines: int = 3) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: " + " / ".join(text[:lines])
+
+
+def _crash(spec: Spec, observation: Observation) -> list[Finding]:
+    if observation.error is None:
+        return []
+    return [
+        Finding(
+            "crash",
+            f"{op_name(spec)} raised in {observation.mode} mode on a case its spec "
+            f"generates: {_error_text(observation.error)}",
+        )
+    ]
+
+
+def declared_writes(spec: Spec) -> set[str]:
+    overload = spec.overload
+    if overload is None:
+        return set()
+    return {
+        a.name
+        for a in overload._schema.arguments
+        if a.alias_info is not None and a.alias_info.is_write
+    }
+
+
+def check_reference(spec: Spec, case: Case) -> list[Finding]:
+    """Eager results lie within the spec's ULP budget of its float64 reference."""
+    eager = run_eager(spec, case)
+    if eager.error is not None:
+        return _crash(spec, eager)
+    if spec.reference is None:
+        return []
+    expectation = spec.reference(**case.bind(eager.buffers_before))
+    found = []
+    outputs = eager.outputs or ()
+    if len(outputs) != len(expectation.outputs):
+        found.append(
+            Finding(
+                "outputs",
+                f"{op_name(spec)} returns {len(outputs)} output(s) but the reference "
+                f"gives {len(expectation.outputs)}",
+            )
+        )
+    for i, (out, expected) in enumerate(zip(outputs, expectation.outputs)):
+        found += verdicts.within_ulps(f"out[{i}]", out, expected, spec.ulp_budget, "eager")
+    for name, expected in expectation.writes.items():
+        found += verdicts.within_ulps(
+            f"{name} (written)", eager.args[name], expected, spec.ulp_budget, "eager"
+        )
+    return found
+
+
+def _missing_fake(spec: Spec, error: BaseException) -> bool:
+    return isinstance(error, UnsupportedOperatorException) or "fake" in str(error).lower()
+
+
+def check_fake(spec: Spec, case: Case) -> list[Finding]:
+    """The fake gives the real kernel's outputs: metadata and aliasing."""
+    eager = run_eager(spec, case)
+    if eager.error is not None:
+        return _crash(spec, eager)
+    fake = run_fake(spec, case)
+    if fake.error is not None:
+        if _missing_fake(spec, fake.error):
+            qualname = spec.overload._schema.name if spec.overload else op_name(spec)
+            return [
+                Finding(
+                    "fake",
+                    f"{op_name(spec)} has no fake (meta) implementation, so FakeTensor, "
+                    "torch.compile and export cannot trace it: register one with "
+                    f'@torch.library.register_fake("{qualname}") returning outputs '
+                    f"with the real kernel's shapes, strides and aliasing "
+                    f"({_error_text(fake.error, 1)})",
+                )
+            ]
+        return [Finding("fake", f"the fake raised where the real kernel did not: {_error_text(fake.error)}")]
+    found = verdicts.structure(eager.outputs, fake.outputs, "fake")
+    if found:
+        return found
+    for i, (real, other) in enumerate(zip(eager.outputs or (), fake.outputs or ())):
+        if not isinstance(real, torch.Tensor):
+            continue
+        label = f"out[{i}]"
+        found += verdicts.metadata(label, real, other, "fake")
+        found += verdicts.aliasing(label, real, eager.args, other, fake.args, "fake")
+    return found
+
+
+def check_schema(spec: Spec, case: Case) -> list[Finding]:
+    """The real kernel aliases and writes only what its schema declares."""
+    eager = run_eager(spec, case)
+    if eager.error is not None:
+        return _crash(spec, eager)
+    found = []
+    if spec.overload is not None:
+        found += verdicts.schema_aliasing(spec.overload, eager.outputs, eager.args)
+    expectation = (
+        spec.reference(**case.bind(eager.buffers_before)) if spec.reference else None
+    )
+    found += verdicts.writes(case, eager, declared_writes(spec), expectation, spec.ulp_budget)
+    return found
+
+
+def check_inductor(spec: Spec, case: Case) -> list[Finding]:
+    """The Inductor-compiled program agrees with the eager one."""
+    eager = run_program(spec, case)
+    if eager.error is not None:
+        return _crash(spec, eager)
+    compiled = run_inductor(spec, case)
+    if compiled.error is not None:
+        return [
+            Finding(
+                "inductor",
+                f"the Inductor-compiled program failed where eager ran: {_error_text(compiled.error)}",
+            )
+        ]
+    vacuity = compiled.compiled.vacuity()
+    if vacuity is not None:
+        return [Finding("harness", f"no verdict: {vacuity}")]
+    found = verdicts.structure(eager.outputs, compiled.outputs, "compiled program")
+    if found:
+        return found
+    if spec.bit_exact:
+        for i, (want, got) in enumerate(zip(eager.outputs or (), compiled.outputs or ())):
+            if isinstance(want, torch.Tensor):
+                found += verdicts.metadata(f"out[{i}]", want, got, "compiled program")
+                found += verdicts.bit_exact(f"out[{i}]", got, want, "inductor", "eager")
+        for name, want in eager.buffers_after.items():
+            found += verdicts.bit_exact(
+                f"buffer {name!r} after the call", compiled.buffers_after[name], want, "inductor", "eager"
+            )
+        return found
+    outputs, buffers = expected_program(spec, case)
+    for i, (want, got) in enumerate(zip(eager.outputs or (), compiled.outputs or ())):
+        if isinstance(want, torch.Tensor):
+            found += verdicts.metadata(f"out[{i}]", want, got, "compiled program")
+            found += verdicts.within_ulps(f"out[{i}]", got, outputs[i], spec.ulp_budget, "inductor")
+    for name, expected in buffers.items():
+        found += verdicts.within_ulps(
+            f"buffer {name!r} after the call", compiled.buffers_after[name], expected, spec.ulp_budget, "inductor"
+        )
+    return found
+
+
+CHECKS = {
+    "reference": check_reference,
+    "fake": check_fake,
+    "schema": check_schema,
+    "inductor": check_inductor,
+}

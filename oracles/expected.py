@@ -1,0 +1,54 @@
+"""The float64 expectation of a whole program, for specs judged by ULP budget.
+
+The program only moves data, so running it in float64 with the op replaced
+by a stand-in that produces the reference's values (and, in a second run,
+their scales) gives the expected program outputs and buffers.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import torch
+
+from oracles.case import Case
+from oracles.reference import Expected
+from oracles.spec import Spec
+
+
+def _program_in_float64(spec: Spec, case: Case, field: str) -> tuple[Any, dict[str, torch.Tensor]]:
+    originals = case.allocate()
+    expectation = spec.reference(**case.bind(originals))
+    buffers = {
+        name: (b.to(torch.float64) if b.is_floating_point() else b.clone())
+        for name, b in originals.items()
+    }
+    if field == "scale":
+        buffers = {n: (b.abs() if b.is_floating_point() else b) for n, b in buffers.items()}
+
+    def stand_in(**args: Any) -> Any:
+        for name, expected in expectation.writes.items():
+            args[name].copy_(getattr(expected, field))
+        outputs = tuple(getattr(e, field) for e in expectation.outputs)
+        if not outputs:
+            return None
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    result = spec.program(stand_in, **case.bind(buffers))
+    return result, buffers
+
+
+def expected_program(spec: Spec, case: Case) -> tuple[Optional[tuple], dict[str, Expected]]:
+    from oracles.modes import flatten_outputs
+
+    values, value_buffers = _program_in_float64(spec, case, "value")
+    scales, scale_buffers = _program_in_float64(spec, case, "scale")
+    values, scales = flatten_outputs(values), flatten_outputs(scales)
+    outputs = None if values is None else tuple(
+        Expected(v.to(torch.float64), s.to(torch.float64).abs()) for v, s in zip(values, scales)
+    )
+    buffers = {
+        name: Expected(value_buffers[name].to(torch.float64), scale_buffers[name].to(torch.float64).abs())
+        for name in value_buffers
+    }
+    return outputs, buffers

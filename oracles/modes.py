@@ -1,0 +1,129 @@
+"""The Modes a Case runs in, each giving an Observation.
+
+- ``eager``: the op called on real tensors.
+- ``fake``: the op called under FakeTensorMode on fake copies of the same
+  buffers, with the views made again on them so q and k of one qkv buffer
+  keep sharing storage.
+- ``program``: the spec's program (the op and the code around it) run
+  eagerly, and ``inductor``: the same program compiled by Inductor with
+  ``fullgraph=True``, the views made inside the graph.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Callable
+from typing import Any, Optional
+
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+from oracles.case import Case
+from oracles.compile import CompiledRun
+from oracles.spec import Spec
+
+
+@dataclasses.dataclass
+class Observation:
+    """What one run of a Case in one Mode showed."""
+
+    mode: str
+    args: dict[str, Any]
+    outputs: Optional[tuple]  # None when the op (or program) returned None
+    buffers_before: dict[str, torch.Tensor]
+    buffers_after: dict[str, torch.Tensor]
+    error: Optional[BaseException] = None
+    warnings: tuple[str, ...] = ()
+    compiled: Optional[CompiledRun] = None
+
+
+def flatten_outputs(result: Any) -> Optional[tuple]:
+    if result is None:
+        return None
+    if isinstance(result, (tuple, list)):
+        return tuple(result)
+    return (result,)
+
+
+def _snapshot(buffers: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    return {name: buffer.clone() for name, buffer in buffers.items()}
+
+
+def _observe(mode: str, call: Callable[[], Any], args, buffers, before) -> Observation:
+    error, result = None, None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = call()
+        except Exception as exc:  # the op's own failure is an observation
+            error = exc
+    return Observation(
+        mode=mode,
+        args=args,
+        outputs=flatten_outputs(result),
+        buffers_before=before,
+        buffers_after=buffers,
+        error=error,
+        warnings=tuple(str(w.message) for w in caught),
+    )
+
+
+def run_eager(spec: Spec, case: Case) -> Observation:
+    buffers = case.allocate()
+    before = _snapshot(buffers)
+    args = case.bind(buffers)
+    op = spec.resolve()
+    return _observe("eager", lambda: op(**args), args, buffers, before)
+
+
+def run_fake(spec: Spec, case: Case) -> Observation:
+    buffers = case.allocate()
+    mode = FakeTensorMode()
+    fakes = {name: mode.from_tensor(buffer) for name, buffer in buffers.items()}
+    op = spec.resolve()
+
+    def call():
+        with mode:
+            return op(**args)
+
+    with mode:
+        args = case.bind(fakes)
+    return _observe("fake", call, args, fakes, {})
+
+
+def program_of(spec: Spec, case: Case) -> tuple[list[str], Callable[..., Any]]:
+    """The program as a function of the Case's buffers, in a fixed order."""
+    names = sorted(case.buffers)
+    op = spec.resolve()
+
+    def program(*tensors: torch.Tensor) -> Any:
+        args = case.bind(dict(zip(names, tensors)))
+        return spec.program(op, **args)
+
+    return names, program
+
+
+def run_program(spec: Spec, case: Case) -> Observation:
+    names, program = program_of(spec, case)
+    buffers = case.allocate()
+    before = _snapshot(buffers)
+    return _observe(
+        "program", lambda: program(*(buffers[n] for n in names)), {}, buffers, before
+    )
+
+
+def run_inductor(spec: Spec, case: Case) -> Observation:
+    names, program = program_of(spec, case)
+    buffers = case.allocate()
+    before = _snapshot(buffers)
+    run = CompiledRun(program, spec.overload)
+    observation = _observe(
+        "inductor",
+        lambda: run(*(buffers[n] for n in names)),
+        {},
+        buffers,
+        before,
+    )
+    observation.compiled = run
+    return observation

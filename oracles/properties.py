@@ -1,0 +1,57 @@
+"""Run a check as a Hypothesis property over a spec's Cases.
+
+The property fails with a :class:`~oracles.findings.ConformanceFailure`
+listing every Finding, which Hypothesis shrinks to a minimal Case. Compiled
+checks cost seconds an example, so they run a share of the profile's
+examples (the spec's explicit examples always run).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from hypothesis import HealthCheck, example, given, note, settings
+
+from oracles.checks import CHECKS, op_name
+from oracles.findings import ConformanceFailure
+from oracles.spec import Spec
+
+COMPILED_CHECKS = frozenset({"inductor"})
+# One compiled example costs about as much as this many uncompiled ones.
+COMPILED_SHARE = 8
+
+
+def check_settings(check: str, base: Optional[settings] = None) -> settings:
+    base = base or settings()
+    examples = base.max_examples
+    if check in COMPILED_CHECKS:
+        examples = max(1, examples // COMPILED_SHARE)
+    return settings(
+        base,
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+def run_property(spec: Spec, check: str, base: Optional[settings] = None) -> None:
+    """Run ``check`` on the spec's examples, then on generated Cases."""
+    judge = CHECKS[check]
+    with spec.installed():
+
+        def prop(case):
+            description = case.describe()
+            note(description)
+            findings = judge(spec, case)
+            if findings:
+                raise ConformanceFailure(check, op_name(spec), description, findings)
+
+        test = given(case=spec.cases)(prop)
+        for case in reversed(spec.examples):
+            test = example(case=case)(test)
+        test = check_settings(check, base)(test)
+        # One example database entry per spec and check, not one for all.
+        test.hypothesis.inner_test._hypothesis_internal_add_digest = (
+            f"{spec.name}/{check}".encode()
+        )
+        test()

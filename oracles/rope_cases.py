@@ -1,0 +1,155 @@
+"""Hypothesis strategies for rotary-embedding Cases.
+
+A Case draws token counts (1 included), batch and sequence, head counts with
+GQA ratios, head sizes and rotary dims, neox or gpt-j pairing, the dtype,
+positions, a cos/sin cache and a layout: contiguous buffers, column slices of
+a fused QKV buffer (``qkv.split(...)``), or independently strided views with
+gaps, permuted heads and storage offsets; 2-D ``[T, H*D]``, 3-D ``[T, H, D]``
+or 4-D ``[B, S, H, D]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import torch
+from hypothesis import strategies as st
+
+from oracles.case import Buffer, Case, View
+from oracles.layouts import strided_layouts
+
+HEAD_SIZES = (64, 80, 128, 256)
+DTYPES = (torch.float32, torch.bfloat16, torch.float16)
+LAYOUTS = ("contiguous", "fused_qkv", "strided")
+
+
+@dataclasses.dataclass(frozen=True)
+class RopeParams:
+    ndim: int
+    tokens: tuple[int, ...]  # (T,) or (B, S)
+    num_heads: int
+    num_kv_heads: int
+    head_size: int
+    rotary_dim: int
+    is_neox: bool
+    dtype: torch.dtype
+    max_position: int
+
+    def heads_shape(self, heads: int) -> tuple[int, ...]:
+        if self.ndim == 2:
+            return (*self.tokens, heads * self.head_size)
+        return (*self.tokens, heads, self.head_size)
+
+
+@st.composite
+def rope_params(draw: st.DrawFn, ndims: tuple[int, ...] = (2, 3, 4)) -> RopeParams:
+    ndim = draw(st.sampled_from(ndims))
+    if ndim == 4:
+        tokens = (draw(st.integers(1, 3)), draw(st.integers(1, 8)))
+    else:
+        tokens = (draw(st.integers(1, 48)),)
+    head_size = draw(st.sampled_from(HEAD_SIZES))
+    rotary_dim = draw(
+        st.one_of(
+            st.just(head_size),
+            st.integers(1, head_size // 2).map(lambda half: 2 * half),
+        )
+    )
+    num_kv_heads = draw(st.integers(1, 4))
+    ratio = draw(st.sampled_from((1, 2, 4)))
+    return RopeParams(
+        ndim=ndim,
+        tokens=tokens,
+        num_heads=num_kv_heads * ratio,
+        num_kv_heads=num_kv_heads,
+        head_size=head_size,
+        rotary_dim=rotary_dim,
+        is_neox=draw(st.booleans()),
+        dtype=draw(st.sampled_from(DTYPES)),
+        max_position=draw(st.integers(1, 512)),
+    )
+
+
+def _fused_qkv(p: RopeParams, gap: int) -> tuple[dict, dict]:
+    """q and k as column slices of one ``[..., (Hq + 2 Hkv) D (+ gap)]`` buffer."""
+    widths = [p.num_heads * p.head_size, *[p.num_kv_heads * p.head_size] * 2]
+    if gap:
+        widths.append(gap)
+    buffers = {"qkv": Buffer((*p.tokens, sum(widths)), p.dtype)}
+    views = {}
+    for index, (name, heads) in enumerate(
+        (("query", p.num_heads), ("key", p.num_kv_heads))
+    ):
+        ops: list[tuple] = [("split", tuple(widths), -1, index)]
+        if p.ndim > 2:
+            ops.append(("view", p.heads_shape(heads)))
+        views[name] = View("qkv", tuple(ops))
+    return buffers, views
+
+
+@st.composite
+def _qk_views(draw: st.DrawFn, p: RopeParams, layout: str) -> tuple[dict, dict]:
+    if layout == "fused_qkv":
+        return _fused_qkv(p, draw(st.sampled_from((0, 0, 1, 8))))
+    buffers, views = {}, {}
+    for name, heads in (("query", p.num_heads), ("key", p.num_kv_heads)):
+        shape = p.heads_shape(heads)
+        if layout == "contiguous":
+            buffers[name] = Buffer(shape, p.dtype)
+            views[name] = View(name)
+        else:
+            strided = draw(strided_layouts(shape, last_dim_contiguous=True))
+            buffers[name] = Buffer(strided.buffer_shape, p.dtype)
+            views[name] = View(name, strided.ops)
+    return buffers, views
+
+
+@st.composite
+def rope_cases(
+    draw: st.DrawFn,
+    ndims: tuple[int, ...] = (2, 3, 4),
+    layouts: tuple[str, ...] = LAYOUTS,
+) -> Case:
+    """Cases for ``op(positions, query, key, head_size, cos_sin_cache, is_neox)``."""
+    p = draw(rope_params(ndims))
+    layout = draw(st.sampled_from(layouts))
+    buffers, views = draw(_qk_views(p, layout))
+
+    positions = draw(strided_layouts(p.tokens, last_dim_contiguous=False, allow_broadcast=True))
+    buffers["positions"] = Buffer(
+        positions.buffer_shape, torch.int64, ("randint", 0, p.max_position)
+    )
+    cache = draw(
+        strided_layouts((p.max_position, p.rotary_dim), last_dim_contiguous=False)
+    )
+    buffers["cos_sin_cache"] = Buffer(cache.buffer_shape, p.dtype)
+    args = {
+        "positions": View("positions", positions.ops),
+        "query": views["query"],
+        "key": views["key"],
+        "head_size": p.head_size,
+        "cos_sin_cache": View("cos_sin_cache", cache.ops),
+        "is_neox": p.is_neox,
+    }
+    seed = draw(st.integers(0, 2**32 - 1))
+    return Case(buffers, args, seed=seed, label=f"{p.ndim}-D {layout}")
+
+
+def fused_qkv_seed_case() -> Case:
+    """The seed's model: 32 tokens, 32 query and 8 KV heads of 128, qkv width 6144."""
+    p = RopeParams(
+        ndim=2, tokens=(32,), num_heads=32, num_kv_heads=8, head_size=128,
+        rotary_dim=128, is_neox=True, dtype=torch.bfloat16, max_position=4096,
+    )
+    buffers, views = _fused_qkv(p, gap=0)
+    buffers["positions"] = Buffer((32,), torch.int64, ("randint", 0, 4096))
+    buffers["cos_sin_cache"] = Buffer((4096, 128), torch.bfloat16)
+    args = {
+        "positions": View("positions"),
+        "query": views["query"],
+        "key": views["key"],
+        "head_size": 128,
+        "cos_sin_cache": View("cos_sin_cache"),
+        "is_neox": True,
+    }
+    return Case(buffers, args, seed=0, label="seed fused-QKV model")

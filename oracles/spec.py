@@ -1,0 +1,184 @@
+"""Spec: how an op enters the suite, and how specs are loaded and validated.
+
+A spec module (a ``.py`` file or an importable module) defines ``SPECS``, an
+iterable of :class:`Spec`. Every check then applies to every spec.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import importlib.util
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import torch
+from hypothesis.strategies import SearchStrategy
+
+from oracles.case import Case
+from oracles.reference import Expectation
+
+
+class SpecError(ValueError):
+    """A spec, or a spec module, is malformed."""
+
+
+class Unavailable(RuntimeError):
+    """A spec's prerequisites (a compiler, a device) are missing here."""
+
+
+def call_op(op: Callable, **args: Any) -> Any:
+    """The default program: the op alone, its outputs returned as they are."""
+    return op(**args)
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    """One op under test.
+
+    - ``op``: a ``torch.ops`` overload (or packet), its qualified name
+      (``"namespace::name"``, resolved after ``prepare`` has loaded it), or a
+      Python function.
+    - ``cases``: a strategy of :class:`~oracles.case.Case` for its arguments.
+    - ``reference``: float64 reference, called with the op's arguments,
+      returning an :class:`~oracles.reference.Expectation`.
+    - ``ulp_budget``: ULPs allowed against the reference, for eager and
+      compiled runs alike.
+    - ``bit_exact``: the compiled program must match the eager one bit for
+      bit (opaque custom ops, data movement); otherwise each is judged
+      against the reference with ``ulp_budget``.
+    - ``program``: ``program(op, **args)``, the code around the op under
+      compile; it must only move data, so its results stay comparable.
+    - ``families``: tags that select the spec (``pytest -k rope``).
+    - ``examples``: Cases always run before the generated ones.
+    - ``fake``: a fake this spec installs for its op while it runs (to judge
+      a candidate fake without editing the op's registration).
+    - ``prepare``: called once before the spec runs (build kernels, register
+      fakes); raise :class:`Unavailable` to skip with a reason.
+    """
+
+    name: str
+    op: Union[str, Callable]
+    cases: SearchStrategy
+    reference: Optional[Callable[..., Expectation]]
+    ulp_budget: int = 0
+    bit_exact: bool = True
+    program: Callable[..., Any] = call_op
+    families: tuple[str, ...] = ()
+    examples: tuple[Case, ...] = ()
+    fake: Optional[Callable] = None
+    prepare: Optional[Callable[[], None]] = None
+
+    def resolve(self) -> Callable:
+        """The op as a callable: a qualified name is looked up in torch.ops."""
+        if not isinstance(self.op, str):
+            return self.op
+        namespace, _, rest = self.op.partition("::")
+        name, _, overload = rest.partition(".")
+        try:
+            return getattr(getattr(getattr(torch.ops, namespace), name), overload or "default")
+        except (AttributeError, RuntimeError) as error:
+            raise SpecError(
+                f"spec {self.name!r}: no op {self.op!r} is registered; load the "
+                "library that defines it in the spec's prepare()"
+            ) from error
+
+    @property
+    def overload(self) -> Optional[torch._ops.OpOverload]:
+        """The op's torch overload, or None for a Python function."""
+        op = self.resolve()
+        if isinstance(op, torch._ops.OpOverloadPacket):
+            op = op.default
+        return op if isinstance(op, torch._ops.OpOverload) else None
+
+    @property
+    def id(self) -> str:
+        return "-".join((*self.families, self.name))
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        """Prepare the spec and hold its own fake (if any) in place."""
+        if self.prepare is not None:
+            self.prepare()
+        if self.fake is None:
+            yield
+            return
+        library = torch.library.Library(self.overload.namespace, "FRAGMENT")
+        try:
+            torch.library.register_fake(self.overload, self.fake, lib=library)
+            yield
+        finally:
+            library._destroy()
+
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+_QUALNAME = re.compile(r"^\w+::\w+(\.\w+)?$")
+
+
+def validate(spec: Any, where: str) -> Spec:
+    """Return ``spec`` if well formed, else raise SpecError naming it."""
+    if not isinstance(spec, Spec):
+        raise SpecError(f"{where}: {spec!r} is a {type(spec).__name__}, not a Spec")
+    label = f"spec {spec.name!r} ({where})"
+    problems = []
+    if not isinstance(spec.name, str) or not _NAME.match(spec.name):
+        problems.append("name must be an identifier (letters, digits, _ and .)")
+    if isinstance(spec.op, str):
+        if not _QUALNAME.match(spec.op):
+            problems.append(f"op {spec.op!r} is not a qualified name like 'namespace::name'")
+    elif not callable(spec.op):
+        problems.append(f"op {spec.op!r} is not callable")
+    if not isinstance(spec.cases, SearchStrategy):
+        problems.append(
+            f"cases must be a Hypothesis strategy of Case, got {type(spec.cases).__name__}"
+        )
+    if spec.reference is not None and not callable(spec.reference):
+        problems.append("reference must be callable or None")
+    if not isinstance(spec.ulp_budget, int) or spec.ulp_budget < 0:
+        problems.append(f"ulp_budget must be an int >= 0, got {spec.ulp_budget!r}")
+    if not spec.bit_exact and spec.reference is None:
+        problems.append("bit_exact=False needs a reference to judge against")
+    if not callable(spec.program):
+        problems.append("program must be callable as program(op, **args)")
+    if isinstance(spec.families, str) or not all(isinstance(f, str) for f in spec.families):
+        problems.append("families must be a tuple of strings")
+    bad = [e for e in spec.examples if not isinstance(e, Case)]
+    if bad:
+        problems.append(f"examples must be Cases, got {type(bad[0]).__name__}")
+    if spec.fake is not None and not isinstance(spec.op, str) and spec.overload is None:
+        problems.append("fake needs op to be a torch.ops overload")
+    if problems:
+        raise SpecError(f"{label}: " + "; ".join(problems))
+    return spec
+
+
+def load_specs(target: str) -> list[Spec]:
+    """The specs of a spec module given as a file path or a module name."""
+    path = Path(target)
+    try:
+        if path.suffix == ".py" or path.exists():
+            if not path.is_file():
+                raise SpecError(f"{target}: no such spec file")
+            loader = importlib.util.spec_from_file_location(f"specs_{path.stem}", path)
+            module = importlib.util.module_from_spec(loader)
+            loader.loader.exec_module(module)
+        else:
+            module = importlib.import_module(target)
+    except SpecError:
+        raise
+    except Exception as error:
+        raise SpecError(f"{target}: importing the spec module failed: {error!r}") from error
+    specs = getattr(module, "SPECS", None)
+    if specs is None:
+        raise SpecError(f"{target}: defines no SPECS (a list of oracles.spec.Spec)")
+    loaded = [validate(spec, target) for spec in specs]
+    names = [spec.name for spec in loaded]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise SpecError(f"{target}: spec names must be unique, repeated: {duplicates}")
+    if not loaded:
+        raise SpecError(f"{target}: SPECS is empty")
+    return loaded

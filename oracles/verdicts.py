@@ -1,0 +1,304 @@
+"""Verdicts: functions that compare Observations and return Findings.
+
+Each verdict judges one thing (values, metadata, aliasing, writes) and says
+what it saw in words a kernel engineer can act on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Optional
+
+import torch
+from torch.multiprocessing.reductions import StorageWeakRef
+
+from oracles.case import Case
+from oracles.findings import Finding
+from oracles.reference import Expectation, Expected, ulp_error
+
+_BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def _bits(tensor: torch.Tensor) -> torch.Tensor:
+    """The raw bits, so NaN equals NaN and -0.0 differs from 0.0."""
+    if tensor.dtype == torch.bool:
+        return tensor
+    return tensor.contiguous().view(_BITS[tensor.element_size()])
+
+
+def _index(flat: int, shape: Sequence[int]) -> list[int]:
+    index = []
+    for size in reversed(shape):
+        index.append(flat % size if size else 0)
+        flat //= size if size else 1
+    return index[::-1]
+
+
+def bit_exact(label: str, got: torch.Tensor, want: torch.Tensor, got_mode: str, want_mode: str) -> list[Finding]:
+    """``got`` must equal ``want`` bit for bit (same shape and dtype first)."""
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return [
+            Finding(
+                "values",
+                f"{label} is {got.dtype}{list(got.shape)} in {got_mode} but "
+                f"{want.dtype}{list(want.shape)} in {want_mode}",
+            )
+        ]
+    differ = (_bits(got) != _bits(want)).reshape(-1)
+    count = int(differ.sum())
+    if not count:
+        return []
+    first = int(differ.nonzero()[0])
+    where = _index(first, got.shape)
+    return [
+        Finding(
+            "values",
+            f"{label}: {count} of {got.numel()} elements differ bit for bit "
+            f"between {got_mode} and {want_mode} (first at {where}: "
+            f"{got.reshape(-1)[first].item()!r} vs {want.reshape(-1)[first].item()!r})",
+        )
+    ]
+
+
+def within_ulps(label: str, got: torch.Tensor, expected: Expected, budget: int, mode: str) -> list[Finding]:
+    """``got`` must lie within ``budget`` ULPs of the float64 reference."""
+    if tuple(got.shape) != tuple(expected.value.shape):
+        return [
+            Finding(
+                "values",
+                f"{label} has shape {list(got.shape)} in {mode} but the reference "
+                f"gives {list(expected.value.shape)}",
+            )
+        ]
+    if not got.is_floating_point():
+        return bit_exact(label, got, expected.value.to(got.dtype), mode, "the reference")
+    error = ulp_error(got, expected).reshape(-1)
+    over = error > budget
+    count = int(over.sum())
+    if not count:
+        return []
+    worst = int(error.argmax())
+    where = _index(worst, got.shape)
+    return [
+        Finding(
+            "values",
+            f"{label}: {count} of {got.numel()} elements are more than {budget} "
+            f"ULP from the float64 reference in {mode} (worst {float(error[worst]):.3g} "
+            f"ULP at {where}: got {got.reshape(-1)[worst].item()!r}, reference "
+            f"{expected.value.reshape(-1)[worst].item()!r}) [ULP budget {budget}]",
+        )
+    ]
+
+
+def _output_label(i: int) -> str:
+    return f"out[{i}]"
+
+
+def structure(
+    real: Optional[tuple], other: Optional[tuple], other_mode: str, real_mode: str = "real kernel"
+) -> list[Finding]:
+    """The same number of outputs, and None where the real kernel gives None."""
+    def shape_of(outputs):
+        if outputs is None:
+            return "None"
+        kinds = ["Tensor" if isinstance(o, torch.Tensor) else type(o).__name__ for o in outputs]
+        return f"{len(outputs)} output(s) ({', '.join(kinds)})"
+
+    if shape_of(real) == shape_of(other):
+        return []
+    return [
+        Finding(
+            "outputs",
+            f"the {real_mode} returns {shape_of(real)} but the {other_mode} returns "
+            f"{shape_of(other)}",
+        )
+    ]
+
+
+def metadata(
+    label: str,
+    real: torch.Tensor,
+    other: torch.Tensor,
+    other_mode: str,
+    real_mode: str = "real kernel",
+) -> list[Finding]:
+    """Shape, dtype, device, strides (size-1 dims apart) and storage offset."""
+    found = []
+    for what, want, got in (
+        ("shape", tuple(real.shape), tuple(other.shape)),
+        ("dtype", real.dtype, other.dtype),
+        ("device", real.device.type, other.device.type),
+    ):
+        if want != got:
+            found.append(Finding("metadata", f"{label}.{what}={got} in the {other_mode}, but the {real_mode} gives {want}"))
+    if found:
+        return found
+    big = [d for d in range(real.dim()) if real.shape[d] > 1]
+    if any(real.stride(d) != other.stride(d) for d in big):
+        found.append(
+            Finding(
+                "metadata",
+                f"{label}.stride()={tuple(other.stride())} in the {other_mode}, but "
+                f"the {real_mode} gives {tuple(real.stride())}",
+            )
+        )
+    elif real.stride() != other.stride():
+        found.append(
+            Finding(
+                "metadata",
+                f"{label}.stride()={tuple(other.stride())} in the {other_mode}, but "
+                f"the {real_mode} gives {tuple(real.stride())}; only dimensions of "
+                "size 1 differ, which no element access can tell apart",
+            )
+        )
+    if real.storage_offset() != other.storage_offset():
+        found.append(
+            Finding(
+                "metadata",
+                f"{label}.storage_offset()={other.storage_offset()} in the "
+                f"{other_mode}, but the {real_mode} gives {real.storage_offset()}",
+            )
+        )
+    return found
+
+
+def aliases(output: torch.Tensor, args: Mapping[str, Any]) -> dict[str, str]:
+    """Which tensor arguments ``output`` is, or shares storage with."""
+    found = {}
+    storage = StorageWeakRef(output.untyped_storage())
+    for name, arg in args.items():
+        if not isinstance(arg, torch.Tensor):
+            continue
+        if StorageWeakRef(arg.untyped_storage()) != storage:
+            continue
+        same_view = (
+            arg.shape == output.shape
+            and arg.stride() == output.stride()
+            and arg.storage_offset() == output.storage_offset()
+        )
+        found[name] = "is" if same_view else "shares storage with"
+    return found
+
+
+def _alias_text(found: dict[str, str]) -> str:
+    if not found:
+        return "a fresh tensor"
+    return " and ".join(f"{how} the input {name!r}" for name, how in found.items())
+
+
+def aliasing(label: str, real: torch.Tensor, real_args, other: torch.Tensor, other_args, other_mode: str) -> list[Finding]:
+    """The output aliases the same inputs, the same way, in both runs."""
+    want, got = aliases(real, real_args), aliases(other, other_args)
+    if want == got:
+        return []
+    return [
+        Finding(
+            "aliasing",
+            f"{label} {_alias_text(want)} in the real kernel, but {_alias_text(got)} "
+            f"in the {other_mode}",
+        )
+    ]
+
+
+def schema_aliasing(op: torch._ops.OpOverload, outputs: Optional[tuple], args: Mapping[str, Any]) -> list[Finding]:
+    """Every output aliases exactly what the schema's annotations declare."""
+    schema = op._schema
+    declared_inputs = {
+        frozenset(a.alias_info.before_set): a.name
+        for a in schema.arguments
+        if a.alias_info is not None
+    }
+    found = []
+    for i, (ret, out) in enumerate(zip(schema.returns, outputs or ())):
+        if not isinstance(out, torch.Tensor):
+            continue
+        real = aliases(out, args)
+        if ret.alias_info is None:
+            if real:
+                found.append(
+                    Finding(
+                        "schema",
+                        f"{_output_label(i)} {_alias_text(real)} but the schema "
+                        f"`{schema}` declares no alias for it: annotate both as "
+                        "Tensor(a!) or return a clone",
+                    )
+                )
+            continue
+        name = declared_inputs.get(frozenset(ret.alias_info.before_set))
+        if name is not None and name not in real:
+            found.append(
+                Finding(
+                    "schema",
+                    f"the schema `{schema}` declares {_output_label(i)} aliases the "
+                    f"input {name!r}, but the kernel returns {_alias_text(real)}",
+                )
+            )
+    return found
+
+
+def _changed(before: torch.Tensor, after: torch.Tensor) -> torch.Tensor:
+    return (_bits(before) != _bits(after)).reshape(-1)
+
+
+def writes(
+    case: Case,
+    observation,
+    declared: set[str],
+    expectation: Optional[Expectation],
+    budget: int,
+) -> list[Finding]:
+    """Compare every buffer before and after with what the op may write.
+
+    ``declared`` names the arguments the op declares it writes. Reports writes
+    to other arguments, writes outside every argument's view, and declared
+    writes that never happen although the reference says values change.
+    """
+    found = []
+    views = {n: v for n, v in case.args.items() if hasattr(v, "buffer")}
+    for buffer_name, before in observation.buffers_before.items():
+        changed = _changed(before, observation.buffers_after[buffer_name])
+        on_buffer = {n: case.footprint(n) for n, v in views.items() if v.buffer == buffer_name}
+        covered = torch.zeros_like(changed)
+        writable = torch.zeros_like(changed)
+        for name, footprint in on_buffer.items():
+            covered[footprint] = True
+            if name in declared:
+                writable[footprint] = True
+        for name, footprint in on_buffer.items():
+            if name in declared:
+                continue
+            hit = changed[footprint] & ~writable[footprint]
+            if hit.any():
+                found.append(
+                    Finding(
+                        "writes",
+                        f"the op wrote {int(hit.sum())} element(s) of {name!r}, "
+                        "which its schema declares read-only: annotate it "
+                        "Tensor(a!) or stop writing it",
+                    )
+                )
+        outside = changed & ~covered
+        if outside.any():
+            first = int(outside.nonzero()[0])
+            found.append(
+                Finding(
+                    "writes",
+                    f"the op wrote {int(outside.sum())} element(s) of buffer "
+                    f"{buffer_name!r} outside every argument's view (first at "
+                    f"{_index(first, before.shape)} of its {list(before.shape)}): "
+                    "a write past the end of a slice",
+                )
+            )
+        for name in declared & on_buffer.keys():
+            expected = (expectation.writes if expectation else {}).get(name)
+            if expected is None or changed[on_buffer[name]].any():
+                continue
+            if (ulp_error(observation.args[name], expected) > budget).any():
+                found.append(
+                    Finding(
+                        "writes",
+                        f"the schema declares {name!r} written and the reference "
+                        "changes it, but the op left every element of it as it was",
+                    )
+                )
+    return found

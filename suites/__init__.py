@@ -1,0 +1,1 @@
+"""Spec modules (one per op family), the zoo, and the conformance tests."""

@@ -1,0 +1,75 @@
+"""The rotary-embedding family: the built-in reference ops as Specs."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+
+from kernels import rope
+from kernels.build import KernelsUnavailable
+from oracles import reference
+from oracles.rope_cases import fused_qkv_seed_case, rope_cases
+from oracles.spec import Spec, Unavailable
+
+# A C++ kernel computes in float and rounds once per product and difference:
+# within 2 ULP of the float64 reference at the magnitude of its terms, in
+# every dtype. The pure-PyTorch form rounds each product in the tensor's own
+# dtype, which the same budget covers.
+ROPE_ULP_BUDGET = 2
+
+
+def prepare_kernels() -> None:
+    try:
+        rope.register()
+    except KernelsUnavailable as error:
+        raise Unavailable(str(error)) from error
+
+
+def consume_rotated(op: Callable, **args: Any) -> torch.Tensor:
+    """Model code around the op: the rotated q and k, gathered (data movement only).
+
+    In-place ops are read back through their arguments, so the compiled graph
+    depends on the write; ops that return tensors are read through their
+    outputs, so Inductor checks the strides the fake promised.
+    """
+    out = op(**args)
+    query, key = (args["query"], args["key"]) if out is None else out
+    return torch.cat([query.reshape(-1), key.reshape(-1)])
+
+
+SPECS = [
+    Spec(
+        name="rotary_embedding",
+        op="conformance::rotary_embedding",
+        cases=rope_cases(),
+        reference=reference.rope_writes,
+        ulp_budget=ROPE_ULP_BUDGET,
+        program=consume_rotated,
+        families=("rope",),
+        examples=(fused_qkv_seed_case(),),
+        prepare=prepare_kernels,
+    ),
+    Spec(
+        name="rotary_embedding_functional",
+        op="conformance::rotary_embedding_functional",
+        cases=rope_cases(),
+        reference=reference.rope_outputs,
+        ulp_budget=ROPE_ULP_BUDGET,
+        program=consume_rotated,
+        families=("rope",),
+        examples=(fused_qkv_seed_case(),),
+        prepare=prepare_kernels,
+    ),
+    Spec(
+        name="rotary_embedding_torch",
+        op=rope.rotary_embedding_torch,
+        cases=rope_cases(),
+        reference=reference.rope_outputs,
+        ulp_budget=ROPE_ULP_BUDGET,
+        bit_exact=False,
+        program=consume_rotated,
+        families=("rope",),
+        examples=(fused_qkv_seed_case(),),
+    ),
+]

@@ -1,0 +1,56 @@
+"""The bug zoo as Specs: ``pytest --specs suites/zoo.py`` must fail on each.
+
+Every entry is a known-bad op or fake; ``tests/test_zoo.py`` asserts the
+Finding each one produces and its message.
+"""
+
+from __future__ import annotations
+
+from kernels import zoo
+from kernels.build import KernelsUnavailable
+from oracles import reference
+from oracles.rope_cases import fused_qkv_seed_case, rope_cases
+from oracles.spec import Spec, Unavailable
+from suites.rope import ROPE_ULP_BUDGET, consume_rotated
+
+
+def prepare_zoo() -> None:
+    try:
+        zoo.register()
+    except KernelsUnavailable as error:
+        raise Unavailable(str(error)) from error
+
+
+def _zoo_spec(name: str, op: str, **fields) -> Spec:
+    fields.setdefault("reference", reference.rope_outputs)
+    fields.setdefault("examples", (fused_qkv_seed_case(),))
+    return Spec(
+        name=name,
+        op=f"conformance_zoo::{op}",
+        cases=fields.pop("cases", rope_cases()),
+        ulp_budget=ROPE_ULP_BUDGET,
+        program=consume_rotated,
+        families=("rope", "zoo"),
+        prepare=prepare_zoo,
+        **fields,
+    )
+
+
+SPECS = [
+    # Returns its 2-D/4-D inputs undeclared; the fake claims fresh contiguous outputs.
+    _zoo_spec("rope_returns_inputs_gemma4_fake", "rotary_embedding_cpu", fake=zoo.gemma4_fake),
+    # The older fake: right for 2-D only. No explicit example: Hypothesis must find 4-D.
+    _zoo_spec(
+        "rope_returns_inputs_2d_fake", "rotary_embedding_cpu", fake=zoo.two_dim_fake, examples=()
+    ),
+    # The fake mirrors the kernel: fake and Inductor agree, the schema does not.
+    _zoo_spec("rope_returns_inputs_mirrored_fake", "rotary_embedding_cpu", fake=zoo.mirrored_fake),
+    # Rotates query and key in place under a schema that declares no write.
+    _zoo_spec(
+        "rope_undeclared_write", "rotary_embedding_undeclared_write", reference=reference.rope_writes
+    ),
+    # A functional op nobody wrote a fake for.
+    _zoo_spec("rope_no_fake", "rotary_embedding_no_fake"),
+    # Writes one column past every key row, into the value part of qkv.
+    _zoo_spec("rope_overrun", "rotary_embedding_overrun", reference=reference.rope_writes),
+]
