@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
@@ -25,6 +27,8 @@ settings.register_profile(
 )
 settings.load_profile("dev")
 
+_CACHE_DIR = pytest.StashKey[str]()
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
@@ -40,7 +44,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     from oracles.compile import isolate_caches
 
-    isolate_caches()
+    config.stash[_CACHE_DIR] = isolate_caches()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = config.stash.get(_CACHE_DIR, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -53,6 +53,4 @@ def load_kernels() -> None:
             verbose=False,
         )
     except (RuntimeError, OSError) as error:
-        raise KernelsUnavailable(
-            f"building the C++ reference kernels failed: {error}"
-        ) from error
+        raise KernelsUnavailable(f"building the C++ reference kernels failed: {error}") from error

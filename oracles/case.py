@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, Union
+from typing import Any
 
 import torch
 
@@ -27,7 +27,7 @@ class Buffer:
 
     shape: tuple[int, ...]
     dtype: torch.dtype
-    fill: Union[str, tuple] = "normal"
+    fill: str | tuple = "normal"
 
     def allocate(self, generator: torch.Generator) -> torch.Tensor:
         if self.fill == "normal":
@@ -35,9 +35,7 @@ class Buffer:
             return data.to(self.dtype)
         kind, low, high = self.fill
         assert kind == "randint", f"unknown fill {self.fill!r}"
-        return torch.randint(
-            low, high, self.shape, generator=generator, dtype=self.dtype
-        )
+        return torch.randint(low, high, self.shape, generator=generator, dtype=self.dtype)
 
 
 @dataclasses.dataclass(frozen=True)

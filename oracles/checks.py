@@ -5,8 +5,6 @@ A check is ``check(spec, case) -> list[Finding]``; an empty list is a pass.
 
 from __future__ import annotations
 
-from typing import Optional
-
 import torch
 from torch._subclasses.fake_tensor import UnsupportedOperatorException
 
@@ -71,7 +69,7 @@ def check_reference(spec: Spec, case: Case) -> list[Finding]:
                 f"gives {len(expectation.outputs)}",
             )
         )
-    for i, (out, expected) in enumerate(zip(outputs, expectation.outputs)):
+    for i, (out, expected) in enumerate(zip(outputs, expectation.outputs, strict=False)):
         found += verdicts.within_ulps(f"out[{i}]", out, expected, spec.ulp_budget, "eager")
     for name, expected in expectation.writes.items():
         found += verdicts.within_ulps(
@@ -80,8 +78,20 @@ def check_reference(spec: Spec, case: Case) -> list[Finding]:
     return found
 
 
-def _missing_fake(spec: Spec, error: BaseException) -> bool:
+def _missing_fake(error: BaseException) -> bool:
     return isinstance(error, UnsupportedOperatorException) or "fake" in str(error).lower()
+
+
+def _no_fake(spec: Spec, error: BaseException) -> Finding:
+    qualname = spec.overload._schema.name if spec.overload else op_name(spec)
+    return Finding(
+        "fake",
+        f"{op_name(spec)} has no fake (meta) implementation, so FakeTensor, "
+        "torch.compile and export cannot trace it: register one with "
+        f'@torch.library.register_fake("{qualname}") returning outputs '
+        f"with the real kernel's shapes, strides and aliasing "
+        f"({_error_text(error, 1)})",
+    )
 
 
 def check_fake(spec: Spec, case: Case) -> list[Finding]:
@@ -91,23 +101,17 @@ def check_fake(spec: Spec, case: Case) -> list[Finding]:
         return _crash(spec, eager)
     fake = run_fake(spec, case)
     if fake.error is not None:
-        if _missing_fake(spec, fake.error):
-            qualname = spec.overload._schema.name if spec.overload else op_name(spec)
-            return [
-                Finding(
-                    "fake",
-                    f"{op_name(spec)} has no fake (meta) implementation, so FakeTensor, "
-                    "torch.compile and export cannot trace it: register one with "
-                    f'@torch.library.register_fake("{qualname}") returning outputs '
-                    f"with the real kernel's shapes, strides and aliasing "
-                    f"({_error_text(fake.error, 1)})",
-                )
-            ]
-        return [Finding("fake", f"the fake raised where the real kernel did not: {_error_text(fake.error)}")]
+        if _missing_fake(fake.error):
+            return [_no_fake(spec, fake.error)]
+        return [
+            Finding(
+                "fake", f"the fake raised where the real kernel did not: {_error_text(fake.error)}"
+            )
+        ]
     found = verdicts.structure(eager.outputs, fake.outputs, "fake")
     if found:
         return found
-    for i, (real, other) in enumerate(zip(eager.outputs or (), fake.outputs or ())):
+    for i, (real, other) in enumerate(zip(eager.outputs or (), fake.outputs or (), strict=False)):
         if not isinstance(real, torch.Tensor):
             continue
         label = f"out[{i}]"
@@ -117,16 +121,17 @@ def check_fake(spec: Spec, case: Case) -> list[Finding]:
 
 
 def check_schema(spec: Spec, case: Case) -> list[Finding]:
-    """The real kernel aliases and writes only what its schema declares."""
+    """The real kernel and its fake alias, and the kernel writes, only what the schema declares."""
     eager = run_eager(spec, case)
     if eager.error is not None:
         return _crash(spec, eager)
     found = []
     if spec.overload is not None:
         found += verdicts.schema_aliasing(spec.overload, eager.outputs, eager.args)
-    expectation = (
-        spec.reference(**case.bind(eager.buffers_before)) if spec.reference else None
-    )
+        fake = run_fake(spec, case)
+        if fake.error is None:  # a failing fake is the fake check's finding
+            found += verdicts.schema_aliasing(spec.overload, fake.outputs, fake.args, "fake")
+    expectation = spec.reference(**case.bind(eager.buffers_before)) if spec.reference else None
     found += verdicts.writes(case, eager, declared_writes(spec), expectation, spec.ulp_budget)
     return found
 
@@ -138,10 +143,13 @@ def check_inductor(spec: Spec, case: Case) -> list[Finding]:
         return _crash(spec, eager)
     compiled = run_inductor(spec, case)
     if compiled.error is not None:
+        if spec.overload is not None and run_fake(spec, case).error is not None:
+            return [_no_fake(spec, compiled.error)]
         return [
             Finding(
                 "inductor",
-                f"the Inductor-compiled program failed where eager ran: {_error_text(compiled.error)}",
+                "the Inductor-compiled program failed where eager ran: "
+                + _error_text(compiled.error),
             )
         ]
     vacuity = compiled.compiled.vacuity()
@@ -151,23 +159,33 @@ def check_inductor(spec: Spec, case: Case) -> list[Finding]:
     if found:
         return found
     if spec.bit_exact:
-        for i, (want, got) in enumerate(zip(eager.outputs or (), compiled.outputs or ())):
+        for i, (want, got) in enumerate(
+            zip(eager.outputs or (), compiled.outputs or (), strict=False)
+        ):
             if isinstance(want, torch.Tensor):
                 found += verdicts.metadata(f"out[{i}]", want, got, "compiled program")
                 found += verdicts.bit_exact(f"out[{i}]", got, want, "inductor", "eager")
         for name, want in eager.buffers_after.items():
             found += verdicts.bit_exact(
-                f"buffer {name!r} after the call", compiled.buffers_after[name], want, "inductor", "eager"
+                f"buffer {name!r} after the call",
+                compiled.buffers_after[name],
+                want,
+                "inductor",
+                "eager",
             )
         return found
     outputs, buffers = expected_program(spec, case)
-    for i, (want, got) in enumerate(zip(eager.outputs or (), compiled.outputs or ())):
+    for i, (want, got) in enumerate(zip(eager.outputs or (), compiled.outputs or (), strict=False)):
         if isinstance(want, torch.Tensor):
             found += verdicts.metadata(f"out[{i}]", want, got, "compiled program")
             found += verdicts.within_ulps(f"out[{i}]", got, outputs[i], spec.ulp_budget, "inductor")
     for name, expected in buffers.items():
         found += verdicts.within_ulps(
-            f"buffer {name!r} after the call", compiled.buffers_after[name], expected, spec.ulp_budget, "inductor"
+            f"buffer {name!r} after the call",
+            compiled.buffers_after[name],
+            expected,
+            spec.ulp_budget,
+            "inductor",
         )
     return found
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
-from typing import Any, Optional
+from typing import Any
 
 import torch
 import torch._inductor.config as inductor_config
@@ -22,7 +22,10 @@ from torch.profiler import ProfilerActivity, profile
 
 
 def isolate_caches() -> str:
-    """Point Inductor at a fresh cache folder for this run of the suite."""
+    """Point Inductor at a fresh cache folder for this run of the suite.
+
+    The caller removes it when the run ends.
+    """
     folder = tempfile.mkdtemp(prefix="conformance-inductor-")
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
     return folder
@@ -31,13 +34,13 @@ def isolate_caches() -> str:
 class CompiledRun:
     """One program compiled by Inductor and run on one set of inputs."""
 
-    def __init__(self, program: Callable[..., Any], op: Optional[torch._ops.OpOverload]):
+    def __init__(self, program: Callable[..., Any], op: torch._ops.OpOverload | None):
         self.program = program
         self.op = op
         self.compiles = 0
         self.op_in_graph = False
         self.graph_calls = 0
-        self.kernel_calls: Optional[int] = None
+        self.kernel_calls: int | None = None
         self.recompiled = False
 
     def _backend(self, gm: torch.fx.GraphModule, example_inputs: list) -> Callable:
@@ -66,7 +69,7 @@ class CompiledRun:
             self.kernel_calls = sum(1 for event in prof.events() if event.name == name)
         return result
 
-    def vacuity(self) -> Optional[str]:
+    def vacuity(self) -> str | None:
         """Why this run proves nothing, or None if it is a real compiled run."""
         if self.compiles == 0:
             return "nothing was compiled: Dynamo handed no graph to Inductor"

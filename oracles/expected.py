@@ -7,7 +7,7 @@ their scales) gives the expected program outputs and buffers.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import torch
 
@@ -38,17 +38,24 @@ def _program_in_float64(spec: Spec, case: Case, field: str) -> tuple[Any, dict[s
     return result, buffers
 
 
-def expected_program(spec: Spec, case: Case) -> tuple[Optional[tuple], dict[str, Expected]]:
+def expected_program(spec: Spec, case: Case) -> tuple[tuple | None, dict[str, Expected]]:
     from oracles.modes import flatten_outputs
 
     values, value_buffers = _program_in_float64(spec, case, "value")
     scales, scale_buffers = _program_in_float64(spec, case, "scale")
     values, scales = flatten_outputs(values), flatten_outputs(scales)
-    outputs = None if values is None else tuple(
-        Expected(v.to(torch.float64), s.to(torch.float64).abs()) for v, s in zip(values, scales)
+    outputs = (
+        None
+        if values is None
+        else tuple(
+            Expected(v.to(torch.float64), s.to(torch.float64).abs())
+            for v, s in zip(values, scales, strict=False)
+        )
     )
     buffers = {
-        name: Expected(value_buffers[name].to(torch.float64), scale_buffers[name].to(torch.float64).abs())
+        name: Expected(
+            value_buffers[name].to(torch.float64), scale_buffers[name].to(torch.float64).abs()
+        )
         for name in value_buffers
     }
     return outputs, buffers

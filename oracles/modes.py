@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections.abc import Callable
-from typing import Any, Optional
+from typing import Any
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
@@ -30,15 +30,15 @@ class Observation:
 
     mode: str
     args: dict[str, Any]
-    outputs: Optional[tuple]  # None when the op (or program) returned None
+    outputs: tuple | None  # None when the op (or program) returned None
     buffers_before: dict[str, torch.Tensor]
     buffers_after: dict[str, torch.Tensor]
-    error: Optional[BaseException] = None
+    error: BaseException | None = None
     warnings: tuple[str, ...] = ()
-    compiled: Optional[CompiledRun] = None
+    compiled: CompiledRun | None = None
 
 
-def flatten_outputs(result: Any) -> Optional[tuple]:
+def flatten_outputs(result: Any) -> tuple | None:
     if result is None:
         return None
     if isinstance(result, (tuple, list)):
@@ -98,7 +98,7 @@ def program_of(spec: Spec, case: Case) -> tuple[list[str], Callable[..., Any]]:
     op = spec.resolve()
 
     def program(*tensors: torch.Tensor) -> Any:
-        args = case.bind(dict(zip(names, tensors)))
+        args = case.bind(dict(zip(names, tensors, strict=False)))
         return spec.program(op, **args)
 
     return names, program
@@ -108,9 +108,7 @@ def run_program(spec: Spec, case: Case) -> Observation:
     names, program = program_of(spec, case)
     buffers = case.allocate()
     before = _snapshot(buffers)
-    return _observe(
-        "program", lambda: program(*(buffers[n] for n in names)), {}, buffers, before
-    )
+    return _observe("program", lambda: program(*(buffers[n] for n in names)), {}, buffers, before)
 
 
 def run_inductor(spec: Spec, case: Case) -> Observation:

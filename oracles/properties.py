@@ -8,8 +8,6 @@ examples (the spec's explicit examples always run).
 
 from __future__ import annotations
 
-from typing import Optional
-
 from hypothesis import HealthCheck, example, given, note, settings
 
 from oracles.checks import CHECKS, op_name
@@ -21,7 +19,7 @@ COMPILED_CHECKS = frozenset({"inductor"})
 COMPILED_SHARE = 8
 
 
-def check_settings(check: str, base: Optional[settings] = None) -> settings:
+def check_settings(check: str, base: settings | None = None) -> settings:
     base = base or settings()
     examples = base.max_examples
     if check in COMPILED_CHECKS:
@@ -34,7 +32,7 @@ def check_settings(check: str, base: Optional[settings] = None) -> settings:
     )
 
 
-def run_property(spec: Spec, check: str, base: Optional[settings] = None) -> None:
+def run_property(spec: Spec, check: str, base: settings | None = None) -> None:
     """Run ``check`` on the spec's examples, then on generated Cases."""
     judge = CHECKS[check]
     with spec.installed():
@@ -51,7 +49,5 @@ def run_property(spec: Spec, check: str, base: Optional[settings] = None) -> Non
             test = example(case=case)(test)
         test = check_settings(check, base)(test)
         # One example database entry per spec and check, not one for all.
-        test.hypothesis.inner_test._hypothesis_internal_add_digest = (
-            f"{spec.name}/{check}".encode()
-        )
+        test.hypothesis.inner_test._hypothesis_internal_add_digest = f"{spec.name}/{check}".encode()
         test()

@@ -77,9 +77,7 @@ def _fused_qkv(p: RopeParams, gap: int) -> tuple[dict, dict]:
         widths.append(gap)
     buffers = {"qkv": Buffer((*p.tokens, sum(widths)), p.dtype)}
     views = {}
-    for index, (name, heads) in enumerate(
-        (("query", p.num_heads), ("key", p.num_kv_heads))
-    ):
+    for index, (name, heads) in enumerate((("query", p.num_heads), ("key", p.num_kv_heads))):
         ops: list[tuple] = [("split", tuple(widths), -1, index)]
         if p.ndim > 2:
             ops.append(("view", p.heads_shape(heads)))
@@ -119,9 +117,7 @@ def rope_cases(
     buffers["positions"] = Buffer(
         positions.buffer_shape, torch.int64, ("randint", 0, p.max_position)
     )
-    cache = draw(
-        strided_layouts((p.max_position, p.rotary_dim), last_dim_contiguous=False)
-    )
+    cache = draw(strided_layouts((p.max_position, p.rotary_dim), last_dim_contiguous=False))
     buffers["cos_sin_cache"] = Buffer(cache.buffer_shape, p.dtype)
     args = {
         "positions": View("positions", positions.ops),
@@ -138,8 +134,15 @@ def rope_cases(
 def fused_qkv_seed_case() -> Case:
     """The seed's model: 32 tokens, 32 query and 8 KV heads of 128, qkv width 6144."""
     p = RopeParams(
-        ndim=2, tokens=(32,), num_heads=32, num_kv_heads=8, head_size=128,
-        rotary_dim=128, is_neox=True, dtype=torch.bfloat16, max_position=4096,
+        ndim=2,
+        tokens=(32,),
+        num_heads=32,
+        num_kv_heads=8,
+        head_size=128,
+        rotary_dim=128,
+        is_neox=True,
+        dtype=torch.bfloat16,
+        max_position=4096,
     )
     buffers, views = _fused_qkv(p, gap=0)
     buffers["positions"] = Buffer((32,), torch.int64, ("randint", 0, 4096))

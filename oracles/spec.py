@@ -13,7 +13,7 @@ import importlib.util
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any
 
 import torch
 from hypothesis.strategies import SearchStrategy
@@ -61,16 +61,16 @@ class Spec:
     """
 
     name: str
-    op: Union[str, Callable]
+    op: str | Callable
     cases: SearchStrategy
-    reference: Optional[Callable[..., Expectation]]
+    reference: Callable[..., Expectation] | None
     ulp_budget: int = 0
     bit_exact: bool = True
     program: Callable[..., Any] = call_op
     families: tuple[str, ...] = ()
     examples: tuple[Case, ...] = ()
-    fake: Optional[Callable] = None
-    prepare: Optional[Callable[[], None]] = None
+    fake: Callable | None = None
+    prepare: Callable[[], None] | None = None
 
     def resolve(self) -> Callable:
         """The op as a callable: a qualified name is looked up in torch.ops."""
@@ -87,7 +87,7 @@ class Spec:
             ) from error
 
     @property
-    def overload(self) -> Optional[torch._ops.OpOverload]:
+    def overload(self) -> torch._ops.OpOverload | None:
         """The op's torch overload, or None for a Python function."""
         op = self.resolve()
         if isinstance(op, torch._ops.OpOverloadPacket):

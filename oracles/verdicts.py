@@ -7,7 +7,7 @@ what it saw in words a kernel engineer can act on.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Optional
+from typing import Any
 
 import torch
 from torch.multiprocessing.reductions import StorageWeakRef
@@ -34,7 +34,9 @@ def _index(flat: int, shape: Sequence[int]) -> list[int]:
     return index[::-1]
 
 
-def bit_exact(label: str, got: torch.Tensor, want: torch.Tensor, got_mode: str, want_mode: str) -> list[Finding]:
+def bit_exact(
+    label: str, got: torch.Tensor, want: torch.Tensor, got_mode: str, want_mode: str
+) -> list[Finding]:
     """``got`` must equal ``want`` bit for bit (same shape and dtype first)."""
     if got.shape != want.shape or got.dtype != want.dtype:
         return [
@@ -60,7 +62,9 @@ def bit_exact(label: str, got: torch.Tensor, want: torch.Tensor, got_mode: str, 
     ]
 
 
-def within_ulps(label: str, got: torch.Tensor, expected: Expected, budget: int, mode: str) -> list[Finding]:
+def within_ulps(
+    label: str, got: torch.Tensor, expected: Expected, budget: int, mode: str
+) -> list[Finding]:
     """``got`` must lie within ``budget`` ULPs of the float64 reference."""
     if tuple(got.shape) != tuple(expected.value.shape):
         return [
@@ -95,9 +99,10 @@ def _output_label(i: int) -> str:
 
 
 def structure(
-    real: Optional[tuple], other: Optional[tuple], other_mode: str, real_mode: str = "real kernel"
+    real: tuple | None, other: tuple | None, other_mode: str, real_mode: str = "real kernel"
 ) -> list[Finding]:
     """The same number of outputs, and None where the real kernel gives None."""
+
     def shape_of(outputs):
         if outputs is None:
             return "None"
@@ -130,7 +135,12 @@ def metadata(
         ("device", real.device.type, other.device.type),
     ):
         if want != got:
-            found.append(Finding("metadata", f"{label}.{what}={got} in the {other_mode}, but the {real_mode} gives {want}"))
+            found.append(
+                Finding(
+                    "metadata",
+                    f"{label}.{what}={got} in the {other_mode}, but the {real_mode} gives {want}",
+                )
+            )
     if found:
         return found
     big = [d for d in range(real.dim()) if real.shape[d] > 1]
@@ -183,10 +193,15 @@ def aliases(output: torch.Tensor, args: Mapping[str, Any]) -> dict[str, str]:
 def _alias_text(found: dict[str, str]) -> str:
     if not found:
         return "a fresh tensor"
-    return " and ".join(f"{how} the input {name!r}" for name, how in found.items())
+    same = [name for name, how in found.items() if how == "is"]
+    if same:
+        return " and ".join(f"is the input {name!r}" for name in same)
+    return "shares storage with " + " and ".join(repr(name) for name in found)
 
 
-def aliasing(label: str, real: torch.Tensor, real_args, other: torch.Tensor, other_args, other_mode: str) -> list[Finding]:
+def aliasing(
+    label: str, real: torch.Tensor, real_args, other: torch.Tensor, other_args, other_mode: str
+) -> list[Finding]:
     """The output aliases the same inputs, the same way, in both runs."""
     want, got = aliases(real, real_args), aliases(other, other_args)
     if want == got:
@@ -200,7 +215,12 @@ def aliasing(label: str, real: torch.Tensor, real_args, other: torch.Tensor, oth
     ]
 
 
-def schema_aliasing(op: torch._ops.OpOverload, outputs: Optional[tuple], args: Mapping[str, Any]) -> list[Finding]:
+def schema_aliasing(
+    op: torch._ops.OpOverload,
+    outputs: tuple | None,
+    args: Mapping[str, Any],
+    mode: str = "real kernel",
+) -> list[Finding]:
     """Every output aliases exactly what the schema's annotations declare."""
     schema = op._schema
     declared_inputs = {
@@ -209,7 +229,7 @@ def schema_aliasing(op: torch._ops.OpOverload, outputs: Optional[tuple], args: M
         if a.alias_info is not None
     }
     found = []
-    for i, (ret, out) in enumerate(zip(schema.returns, outputs or ())):
+    for i, (ret, out) in enumerate(zip(schema.returns, outputs or (), strict=False)):
         if not isinstance(out, torch.Tensor):
             continue
         real = aliases(out, args)
@@ -218,9 +238,9 @@ def schema_aliasing(op: torch._ops.OpOverload, outputs: Optional[tuple], args: M
                 found.append(
                     Finding(
                         "schema",
-                        f"{_output_label(i)} {_alias_text(real)} but the schema "
-                        f"`{schema}` declares no alias for it: annotate both as "
-                        "Tensor(a!) or return a clone",
+                        f"{_output_label(i)} of the {mode} {_alias_text(real)} but "
+                        f"the schema `{schema}` declares no alias for it: annotate "
+                        "both as Tensor(a!) or return a clone",
                     )
                 )
             continue
@@ -230,7 +250,7 @@ def schema_aliasing(op: torch._ops.OpOverload, outputs: Optional[tuple], args: M
                 Finding(
                     "schema",
                     f"the schema `{schema}` declares {_output_label(i)} aliases the "
-                    f"input {name!r}, but the kernel returns {_alias_text(real)}",
+                    f"input {name!r}, but the {mode} returns {_alias_text(real)}",
                 )
             )
     return found
@@ -244,7 +264,7 @@ def writes(
     case: Case,
     observation,
     declared: set[str],
-    expectation: Optional[Expectation],
+    expectation: Expectation | None,
     budget: int,
 ) -> list[Finding]:
     """Compare every buffer before and after with what the op may write.

@@ -47,7 +47,9 @@ SPECS = [
     _zoo_spec("rope_returns_inputs_mirrored_fake", "rotary_embedding_cpu", fake=zoo.mirrored_fake),
     # Rotates query and key in place under a schema that declares no write.
     _zoo_spec(
-        "rope_undeclared_write", "rotary_embedding_undeclared_write", reference=reference.rope_writes
+        "rope_undeclared_write",
+        "rotary_embedding_undeclared_write",
+        reference=reference.rope_writes,
     ),
     # A functional op nobody wrote a fake for.
     _zoo_spec("rope_no_fake", "rotary_embedding_no_fake"),
