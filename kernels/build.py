@@ -27,19 +27,21 @@ def build_directory() -> Path:
     return CHECKOUT / ".build" / f"torch-{tag}"
 
 
-@functools.cache
 def load_kernels() -> None:
     """Build (or reuse) and load the extension; its ops register on load."""
-    compiler = os.environ.get("CXX", "c++")
-    if shutil.which(compiler) is None:
-        raise KernelsUnavailable(
-            f"no C++ compiler: {compiler!r} is not on PATH; install one "
-            "(e.g. g++) or set CXX to build the reference kernels"
-        )
+    failure = _build()
+    if failure is not None:
+        raise KernelsUnavailable(failure)
+
+
+@functools.cache
+def _build() -> str | None:
+    """Build once per process; remember a failure rather than retry it."""
+    problem = toolchain_problem()
+    if problem is not None:
+        return problem
     from torch.utils import cpp_extension
 
-    if not cpp_extension.is_ninja_available():
-        raise KernelsUnavailable("ninja is not installed: pip install ninja")
     directory = build_directory()
     directory.mkdir(parents=True, exist_ok=True)
     try:
@@ -53,4 +55,20 @@ def load_kernels() -> None:
             verbose=False,
         )
     except (RuntimeError, OSError) as error:
-        raise KernelsUnavailable(f"building the C++ reference kernels failed: {error}") from error
+        return f"building the C++ reference kernels failed: {error}"
+    return None
+
+
+def toolchain_problem() -> str | None:
+    """Why the kernels cannot be built here, or None."""
+    compiler = os.environ.get("CXX", "c++")
+    if shutil.which(compiler) is None:
+        return (
+            f"no C++ compiler: {compiler!r} is not on PATH; install one "
+            "(e.g. g++) or set CXX to build the reference kernels"
+        )
+    from torch.utils import cpp_extension
+
+    if not cpp_extension.is_ninja_available():
+        return "ninja is not installed: pip install ninja"
+    return None

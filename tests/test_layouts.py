@@ -1,0 +1,58 @@
+"""The strided-tensor strategy produces each layout it promises, and only valid ones."""
+
+from __future__ import annotations
+
+import torch
+from hypothesis import find, given, settings
+from hypothesis import strategies as st
+
+from oracles.case import apply_view_ops
+from oracles.layouts import Layout, strided_layouts
+
+SHAPES = st.lists(st.integers(1, 5), min_size=1, max_size=4).map(tuple)
+
+
+def view_of(layout: Layout) -> torch.Tensor:
+    return apply_view_ops(torch.empty(layout.buffer_shape), layout.ops)
+
+
+@settings(max_examples=200)
+@given(data=st.data(), shape=SHAPES, contiguous_last=st.booleans(), broadcast=st.booleans())
+def test_views_have_the_shape_and_respect_the_constraint(data, shape, contiguous_last, broadcast):
+    layout = data.draw(
+        strided_layouts(shape, last_dim_contiguous=contiguous_last, allow_broadcast=broadcast)
+    )
+    view = view_of(layout)
+    assert tuple(view.shape) == shape
+    if contiguous_last:
+        assert view.stride(-1) == 1
+    if not broadcast:
+        assert all(view.stride(d) > 0 for d in range(view.dim()) if shape[d] > 1)
+
+
+def _find(shape, predicate, **flags) -> torch.Tensor:
+    return view_of(find(strided_layouts(shape, **flags), lambda lay: predicate(view_of(lay))))
+
+
+def test_produces_gaps_between_rows():
+    view = _find((3, 4), lambda v: v.stride(0) > 4)
+    assert view.stride(1) == 1
+
+
+def test_produces_permuted_dimensions():
+    view = _find((3, 4, 5), lambda v: v.stride(0) < v.stride(1))
+    assert view.stride(-1) == 1
+
+
+def test_produces_storage_offsets():
+    assert _find((3, 4), lambda v: v.storage_offset() > 0).storage_offset() > 0
+
+
+def test_produces_broadcast_dimensions_for_read_only_inputs():
+    view = _find((3, 4), lambda v: v.stride(0) == 0, allow_broadcast=True)
+    assert view.stride(1) == 1
+
+
+def test_may_move_the_last_dimension_when_unconstrained():
+    view = _find((3, 4), lambda v: v.stride(-1) != 1, last_dim_contiguous=False)
+    assert view.stride(-1) > 1

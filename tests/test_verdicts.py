@@ -1,0 +1,142 @@
+"""Each verdict catches what it claims, with the right message, and is silent otherwise."""
+
+from __future__ import annotations
+
+import torch
+
+from oracles import verdicts
+from oracles.case import Buffer, Case, View
+from oracles.modes import Observation
+from oracles.reference import Expectation, Expected, exact, ulp_error
+
+
+def test_bit_exact_treats_nan_as_equal_and_signed_zeros_as_different():
+    nan = torch.tensor([float("nan"), 1.0])
+    assert verdicts.bit_exact("out", nan, nan.clone(), "inductor", "eager") == []
+    [finding] = verdicts.bit_exact(
+        "out", torch.tensor([0.0, -0.0]), torch.tensor([0.0, 0.0]), "inductor", "eager"
+    )
+    assert "1 of 2 elements differ bit for bit" in finding.message
+    assert "first at [1]" in finding.message
+
+
+def test_bit_exact_reports_shape_and_dtype():
+    [finding] = verdicts.bit_exact("out", torch.zeros(2), torch.zeros(3), "inductor", "eager")
+    assert "[2] in inductor but torch.float32[3] in eager" in finding.message
+
+
+def test_ulp_budget_is_counted_at_the_magnitude_of_the_terms():
+    # 1.0 - 0.999 cancels: fp32 rounding of the terms is far more than 2 ULP
+    # of the tiny result, but not of the terms.
+    value = torch.tensor([1e-3], dtype=torch.float64)
+    scale = torch.tensor([2.0], dtype=torch.float64)
+    got = torch.tensor([1e-3 + 2.0e-7])
+    assert float(ulp_error(got, Expected(value, scale))[0]) < 2
+    assert float(ulp_error(got, Expected(value, value))[0]) > 1000
+
+
+def test_within_ulps_states_the_budget():
+    eps = torch.finfo(torch.float32).eps
+    expected = exact(torch.tensor([1.0, 2.0]))
+    got = torch.tensor([1.0 + 3 * eps, 2.0])
+    [finding] = verdicts.within_ulps("out[0]", got, expected, 2, "eager")
+    assert "1 of 2 elements are more than 2 ULP" in finding.message
+    assert "[ULP budget 2]" in finding.message
+    assert verdicts.within_ulps("out[0]", got, expected, 3, "eager") == []
+
+
+def test_within_ulps_matches_nan_with_nan():
+    value = torch.tensor([float("nan")])
+    assert verdicts.within_ulps("out", value, exact(value), 0, "eager") == []
+
+
+def test_metadata_reports_strides_and_size_one_dims_apart():
+    real = torch.empty(32, 6144)[:, :4096]
+    [finding] = verdicts.metadata("out[0]", real, torch.empty(32, 4096), "fake")
+    assert finding.message == (
+        "out[0].stride()=(4096, 1) in the fake, but the real kernel gives (6144, 1)"
+    )
+    [finding] = verdicts.metadata(
+        "out[0]", torch.empty(1, 4), torch.empty(1, 8)[:, :4], "fake"
+    )
+    assert "only dimensions of size 1 differ" in finding.message
+    assert verdicts.metadata("out[0]", real, real, "fake") == []
+
+
+def test_metadata_reports_storage_offset():
+    base = torch.empty(8)
+    [finding] = verdicts.metadata("out[1]", base[4:], torch.empty(4), "fake")
+    assert "out[1].storage_offset()=0 in the fake, but the real kernel gives 4" in finding.message
+
+
+def test_aliasing_compares_the_inputs_each_output_aliases():
+    x = torch.empty(4)
+    args = {"x": x}
+    [finding] = verdicts.aliasing("out[0]", x, args, torch.empty(4), args, "fake")
+    assert finding.message == (
+        "out[0] is the input 'x' in the real kernel, but a fresh tensor in the fake"
+    )
+    assert verdicts.aliasing("out[0]", x, args, x, args, "fake") == []
+
+
+def test_schema_aliasing_wants_annotations_for_returned_inputs():
+    x = torch.empty(4)
+    [finding] = verdicts.schema_aliasing(torch.ops.aten.sin.default, (x,), {"self": x})
+    assert "out[0] of the real kernel is the input 'self'" in finding.message
+    assert "declares no alias" in finding.message
+    assert verdicts.schema_aliasing(torch.ops.aten.sin.default, (x.sin(),), {"self": x}) == []
+    y = torch.empty(4)
+    out = torch.ops.aten.sin.out(x, out=y)
+    assert verdicts.schema_aliasing(torch.ops.aten.sin.out, (out,), {"self": x, "out": y}) == []
+
+
+def _written(case: Case, write) -> Observation:
+    buffers = case.allocate()
+    before = {n: b.clone() for n, b in buffers.items()}
+    args = case.bind(buffers)
+    write(args, buffers)
+    return Observation("eager", args, None, before, buffers)
+
+
+CASE = Case(
+    buffers={"qkv": Buffer((2, 12), torch.float32), "scale": Buffer((3,), torch.float32)},
+    args={
+        "q": View("qkv", (("split", (4, 4, 4), -1, 0),)),
+        "k": View("qkv", (("split", (4, 4, 4), -1, 1),)),
+        "scale": View("scale"),
+    },
+)
+
+
+def test_writes_silent_for_declared_writes():
+    obs = _written(CASE, lambda a, b: (a["q"].mul_(2), a["k"].mul_(3)))
+    assert verdicts.writes(CASE, obs, {"q", "k"}, None, 0) == []
+
+
+def test_writes_reports_undeclared_writes():
+    obs = _written(CASE, lambda a, b: a["scale"].add_(1))
+    [finding] = verdicts.writes(CASE, obs, {"q", "k"}, None, 0)
+    assert "wrote 3 element(s) of 'scale', which its schema declares read-only" in finding.message
+
+
+def test_writes_reports_writes_outside_every_view():
+    obs = _written(CASE, lambda a, b: b["qkv"][:, 8].add_(1))
+    [finding] = verdicts.writes(CASE, obs, {"q", "k"}, None, 0)
+    assert "wrote 2 element(s) of buffer 'qkv' outside every argument's view" in finding.message
+    assert "first at [0, 8] of its [2, 12]" in finding.message
+
+
+def test_writes_reports_declared_writes_that_never_happen():
+    obs = _written(CASE, lambda a, b: None)
+    changed = Expected(obs.args["q"].double() + 1, obs.args["q"].double().abs())
+    [finding] = verdicts.writes(CASE, obs, {"q"}, Expectation(writes={"q": changed}), 2)
+    assert "declares 'q' written and the reference changes it" in finding.message
+    unchanged = exact(obs.args["q"])
+    assert verdicts.writes(CASE, obs, {"q"}, Expectation(writes={"q": unchanged}), 2) == []
+
+
+def test_structure_reports_missing_outputs():
+    [finding] = verdicts.structure((torch.empty(1), torch.empty(1)), None, "fake")
+    assert finding.message == (
+        "the real kernel returns 2 output(s) (Tensor, Tensor) but the fake returns None"
+    )
