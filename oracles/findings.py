@@ -9,10 +9,15 @@ import torch
 
 @dataclasses.dataclass(frozen=True)
 class Finding:
-    """One disagreement a verdict found. ``verdict`` names the verdict."""
+    """One disagreement a verdict found. ``verdict`` names the verdict.
+
+    A Finding that is not ``blocking`` is reported but does not fail the
+    check: it states a difference no compiled program can observe.
+    """
 
     verdict: str
     message: str
+    blocking: bool = True
 
     def __str__(self) -> str:
         return f"[{self.verdict}] {self.message}"

@@ -8,7 +8,7 @@ examples (the spec's explicit examples always run).
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, example, given, note, settings
+from hypothesis import HealthCheck, event, example, given, note, settings
 
 from oracles.checks import CHECKS, op_name
 from oracles.findings import ConformanceFailure
@@ -41,7 +41,11 @@ def run_property(spec: Spec, check: str, base: settings | None = None) -> None:
             description = case.describe()
             note(description)
             findings = judge(spec, case)
-            if findings:
+            for finding in findings:
+                if not finding.blocking:
+                    event(f"non-blocking finding: {finding.verdict}")
+                    note(str(finding))
+            if any(finding.blocking for finding in findings):
                 raise ConformanceFailure(check, op_name(spec), description, findings)
 
         test = given(case=spec.cases)(prop)

@@ -153,12 +153,14 @@ def metadata(
             )
         )
     elif real.stride() != other.stride():
+        # Inductor's assert_size_stride skips size-1 dimensions too.
         found.append(
             Finding(
-                "metadata",
+                "size-1 strides",
                 f"{label}.stride()={tuple(other.stride())} in the {other_mode}, but "
                 f"the {real_mode} gives {tuple(real.stride())}; only dimensions of "
                 "size 1 differ, which no element access can tell apart",
+                blocking=False,
             )
         )
     if real.storage_offset() != other.storage_offset():

@@ -24,7 +24,7 @@ def test_cases_are_valid_kernel_inputs(case):
         args["cos_sin_cache"],
     )
     assert query.stride(-1) == 1 and key.stride(-1) == 1
-    assert query.shape[:-1 if query.dim() == 2 else -2] == positions.shape
+    assert query.shape[: -1 if query.dim() == 2 else -2] == positions.shape
     assert query.shape[-1] % args["head_size"] == 0
     if query.dim() > 2:
         assert query.shape[-1] == args["head_size"]

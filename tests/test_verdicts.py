@@ -56,10 +56,9 @@ def test_metadata_reports_strides_and_size_one_dims_apart():
     assert finding.message == (
         "out[0].stride()=(4096, 1) in the fake, but the real kernel gives (6144, 1)"
     )
-    [finding] = verdicts.metadata(
-        "out[0]", torch.empty(1, 4), torch.empty(1, 8)[:, :4], "fake"
-    )
+    [finding] = verdicts.metadata("out[0]", torch.empty(1, 4), torch.empty(1, 8)[:, :4], "fake")
     assert "only dimensions of size 1 differ" in finding.message
+    assert finding.verdict == "size-1 strides" and not finding.blocking
     assert verdicts.metadata("out[0]", real, real, "fake") == []
 
 

@@ -1,0 +1,91 @@
+"""Every zoo case is caught by the right verdict with the right message."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from oracles.rope_cases import rope_cases
+from tests.zoo_helpers import failure, needs_kernels, passes, zoo_spec
+
+pytestmark = needs_kernels
+
+
+def test_gemma4_fake_fake_verdict_reports_stride_and_aliasing():
+    message = failure(zoo_spec("rope_returns_inputs_gemma4_fake"), "fake")
+    assert "seed fused-QKV model" in message
+    assert "out[0].stride()=(4096, 1) in the fake, but the real kernel gives (6144, 1)" in message
+    assert (
+        "out[0] is the input 'query' in the real kernel, but a fresh tensor in the fake" in message
+    )
+
+
+def test_gemma4_fake_inductor_verdict_reports_the_stride_assert():
+    message = failure(zoo_spec("rope_returns_inputs_gemma4_fake"), "inductor")
+    assert "expected size 32==32, stride 6144==4096 at dim=0" in message
+    assert "[inductor] the Inductor-compiled program failed" in message
+
+
+def test_two_dim_fake_is_caught_only_through_4d_cases():
+    # Over contiguous and fused-QKV layouts the older fake is right for 2-D and
+    # 3-D; Hypothesis must find a 4-D case on its own (the spec has no example).
+    spec = zoo_spec("rope_returns_inputs_2d_fake")
+    unpermuted = ("contiguous", "fused_qkv")
+    message = failure(dataclasses.replace(spec, cases=rope_cases(layouts=unpermuted)), "fake")
+    assert "failed on 4-D" in message
+    assert "out[0] is the input 'query' in the real kernel, but a fresh tensor" in message
+    passes(dataclasses.replace(spec, cases=rope_cases(ndims=(2, 3), layouts=unpermuted)), "fake")
+
+
+def test_empty_like_fakes_are_also_wrong_for_permuted_3d_inputs():
+    # The kernel allocates contiguous 3-D outputs; empty_like keeps a permuted
+    # input's strides. The full strategy finds this too.
+    spec = zoo_spec("rope_returns_inputs_2d_fake")
+    message = failure(dataclasses.replace(spec, cases=rope_cases(ndims=(3,))), "fake")
+    assert "failed on 3-D strided" in message
+    assert "in the fake, but the real kernel gives" in message
+
+
+def test_mirrored_fake_passes_fake_and_inductor_but_not_the_schema():
+    spec = zoo_spec("rope_returns_inputs_mirrored_fake")
+    passes(spec, "fake")
+    passes(spec, "inductor")
+    message = failure(spec, "schema")
+    assert "out[0] of the real kernel is the input 'query'" in message
+    assert "out[0] of the fake is the input 'query'" in message
+    assert "declares no alias for it: annotate both as Tensor(a!) or return a clone" in message
+
+
+def test_fake_variants_of_one_op_in_one_session_get_their_own_verdicts():
+    # The cache trap: one op, its fake swapped between runs. A compiled graph
+    # cached against the first fake must not judge the second, nor back.
+    gemma4 = zoo_spec("rope_returns_inputs_gemma4_fake")
+    mirrored = zoo_spec("rope_returns_inputs_mirrored_fake")
+    assert gemma4.op == mirrored.op
+    assert "stride 6144==4096" in failure(gemma4, "inductor")
+    passes(mirrored, "inductor")
+    assert "stride 6144==4096" in failure(gemma4, "inductor")
+
+
+def test_undeclared_write_is_reported_by_the_schema_verdict():
+    message = failure(zoo_spec("rope_undeclared_write"), "schema")
+    assert "wrote" in message and "of 'query', which its schema declares read-only" in message
+    assert "of 'key', which its schema declares read-only" in message
+
+
+def test_undeclared_write_is_eliminated_under_inductor_and_reported_as_harness_failure():
+    message = failure(zoo_spec("rope_undeclared_write"), "inductor")
+    assert "[harness] no verdict:" in message
+    assert "never ran in the compiled program" in message
+
+
+def test_missing_fake_is_a_finding_not_a_crash():
+    spec = zoo_spec("rope_no_fake")
+    message = failure(spec, "fake")
+    assert "has no fake (meta) implementation" in message
+    assert '@torch.library.register_fake("conformance_zoo::rotary_embedding_no_fake")' in message
+    assert "has no fake (meta) implementation" in failure(spec, "inductor")
+
+
+def test_overrun_is_reported_as_a_write_outside_the_slice():
+    message = failure(zoo_spec("rope_overrun"), "schema")
+    assert "of buffer 'qkv' outside every argument's view (first at [0, 5120]" in message
