@@ -28,6 +28,7 @@ settings.register_profile(
 settings.load_profile("dev")
 
 _CACHE_DIR = pytest.StashKey[str]()
+_SPECS = pytest.StashKey[list]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -43,7 +44,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     from oracles.compile import isolate_caches
+    from oracles.spec import SpecError, load_specs
+    from suites.catalog import builtin_specs
 
+    targets = config.getoption("--specs")
+    try:
+        specs = [s for t in targets for s in load_specs(t)] if targets else builtin_specs()
+    except SpecError as error:
+        raise pytest.UsageError(f"--specs: {error}") from error
+    config.stash[_SPECS] = specs
     config.stash[_CACHE_DIR] = isolate_caches()
 
 
@@ -54,17 +63,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "spec" not in metafunc.fixturenames:
-        return
-    from oracles.spec import SpecError, load_specs
-    from suites.catalog import builtin_specs
-
-    targets = metafunc.config.getoption("--specs")
-    try:
-        specs = [s for t in targets for s in load_specs(t)] if targets else builtin_specs()
-    except SpecError as error:
-        raise pytest.UsageError(f"--specs: {error}") from error
-    metafunc.parametrize(
-        "spec",
-        [pytest.param(s, id=s.id) for s in specs],
-    )
+    if "spec" in metafunc.fixturenames:
+        specs = metafunc.config.stash[_SPECS]
+        metafunc.parametrize("spec", [pytest.param(s, id=s.id) for s in specs])

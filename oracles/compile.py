@@ -46,7 +46,7 @@ class CompiledRun:
     def _backend(self, gm: torch.fx.GraphModule, example_inputs: list) -> Callable:
         self.compiles += 1
         for node in gm.graph.nodes:
-            if node.op == "call_function":
+            if node.op in ("call_function", "call_method"):
                 self.graph_calls += 1
                 if self.op is not None and node.target in (self.op, self.op.overloadpacket):
                     self.op_in_graph = True

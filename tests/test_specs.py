@@ -1,0 +1,107 @@
+"""Spec loading and validation: malformed specs get errors that name them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from kernels import build
+from oracles.rope_cases import rope_cases
+from oracles.spec import Spec, SpecError, Unavailable, load_specs, validate
+from suites import test_conformance
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def write(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "my_specs.py"
+    path.write_text(textwrap.dedent(body))
+    return str(path)
+
+
+def test_loads_a_file_and_a_module():
+    assert [s.name for s in load_specs("suites.rope")][0] == "rotary_embedding"
+    assert "rope_overrun" in [s.name for s in load_specs(str(CHECKOUT / "suites" / "zoo.py"))]
+
+
+def test_malformed_spec_names_the_spec_and_each_problem(tmp_path):
+    path = write(
+        tmp_path,
+        """
+        from oracles.spec import Spec
+        SPECS = [Spec(name="my_op", op=42, cases=[1, 2], reference=None, ulp_budget=-1)]
+        """,
+    )
+    with pytest.raises(SpecError) as info:
+        load_specs(path)
+    message = str(info.value)
+    assert "spec 'my_op'" in message
+    assert "op 42 is not callable" in message
+    assert "cases must be a Hypothesis strategy of Case, got list" in message
+    assert "ulp_budget must be an int >= 0, got -1" in message
+
+
+def test_module_without_specs(tmp_path):
+    with pytest.raises(SpecError, match="defines no SPECS"):
+        load_specs(write(tmp_path, "X = 1\n"))
+
+
+def test_module_that_fails_to_import(tmp_path):
+    with pytest.raises(SpecError, match="importing the spec module failed: NameError"):
+        load_specs(write(tmp_path, "SPECS = [undefined]\n"))
+
+
+def test_unknown_op_name_is_reported_when_resolved():
+    spec = validate(
+        Spec(name="ghost", op="nowhere::ghost", cases=rope_cases(), reference=None), "here"
+    )
+    with pytest.raises(SpecError, match="no op 'nowhere::ghost' is registered"):
+        spec.resolve()
+
+
+def test_budgeted_spec_needs_a_reference():
+    spec = Spec(name="x", op=abs, cases=rope_cases(), reference=None, bit_exact=False)
+    with pytest.raises(SpecError, match="bit_exact=False needs a reference"):
+        validate(spec, "here")
+
+
+def test_unavailable_prerequisites_skip_with_the_reason():
+    def prepare():
+        raise Unavailable("no C++ compiler: 'c++' is not on PATH")
+
+    spec = Spec(name="x", op=abs, cases=rope_cases(), reference=None, prepare=prepare)
+    with pytest.raises(pytest.skip.Exception, match="x: no C\\+\\+ compiler"):
+        test_conformance.test_fake(spec)
+
+
+def test_missing_compiler_is_named(monkeypatch):
+    monkeypatch.setenv("CXX", "no-such-compiler")
+    assert "no C++ compiler: 'no-such-compiler' is not on PATH" in build.toolchain_problem()
+
+
+def _pytest(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", *args],
+        cwd=CHECKOUT,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_specs_option_reports_a_malformed_module(tmp_path):
+    path = write(tmp_path, "SPECS = [1]\n")
+    result = _pytest(f"--specs={path}")
+    assert result.returncode == 4
+    assert "--specs: " in result.stderr and "is a int, not a Spec" in result.stderr
+
+
+def test_k_selects_by_family_and_by_spec_name():
+    selected = _pytest("-k", "rope").stdout
+    assert "test_fake[rope-rotary_embedding]" in selected
+    by_name = _pytest("-k", "rotary_embedding_torch").stdout
+    assert "test_inductor[rope-rotary_embedding_torch]" in by_name
+    assert "test_inductor[rope-rotary_embedding]" not in by_name
