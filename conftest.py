@@ -8,6 +8,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
+pytest_plugins = ["reports.plugin"]
+
 settings.register_profile("dev", max_examples=20, deadline=None, database=None)
 settings.register_profile(
     "ci",

@@ -28,6 +28,7 @@ class ConformanceFailure(AssertionError):
 
     def __init__(self, check: str, op: str, case: str, findings: list[Finding]):
         self.findings = findings
+        self.case = case
         lines = "\n".join(f"  {finding}" for finding in findings)
         super().__init__(f"{check} check of {op} failed on {case}\n{lines}")
 

@@ -8,10 +8,12 @@ examples (the spec's explicit examples always run).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hypothesis import HealthCheck, event, example, given, note, settings
 
 from oracles.checks import CHECKS, op_name
-from oracles.findings import ConformanceFailure
+from oracles.findings import ConformanceFailure, Finding
 from oracles.spec import Spec
 
 COMPILED_CHECKS = frozenset({"inductor"})
@@ -32,8 +34,17 @@ def check_settings(check: str, base: settings | None = None) -> settings:
     )
 
 
-def run_property(spec: Spec, check: str, base: settings | None = None) -> None:
-    """Run ``check`` on the spec's examples, then on generated Cases."""
+def run_property(
+    spec: Spec,
+    check: str,
+    base: settings | None = None,
+    on_finding: Callable[[Finding, str], None] | None = None,
+) -> None:
+    """Run ``check`` on the spec's examples, then on generated Cases.
+
+    ``on_finding(finding, case)`` sees every non-blocking Finding, and the
+    blocking ones of the Case the property finally fails on.
+    """
     judge = CHECKS[check]
     with spec.installed():
 
@@ -45,6 +56,8 @@ def run_property(spec: Spec, check: str, base: settings | None = None) -> None:
                 if not finding.blocking:
                     event(f"non-blocking finding: {finding.verdict}")
                     note(str(finding))
+                    if on_finding is not None:
+                        on_finding(finding, description)
             if any(finding.blocking for finding in findings):
                 raise ConformanceFailure(check, op_name(spec), description, findings)
 
@@ -54,4 +67,10 @@ def run_property(spec: Spec, check: str, base: settings | None = None) -> None:
         test = check_settings(check, base)(test)
         # One example database entry per spec and check, not one for all.
         test.hypothesis.inner_test._hypothesis_internal_add_digest = f"{spec.name}/{check}".encode()
-        test()
+        try:
+            test()
+        except ConformanceFailure as failure:
+            for finding in failure.findings:
+                if finding.blocking and on_finding is not None:
+                    on_finding(finding, failure.case)
+            raise

@@ -7,34 +7,36 @@ test ids carry each spec's families and name, so ``-k rope`` and
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from oracles.properties import run_property
 from oracles.spec import Spec, Unavailable
 
 
-def _run(spec: Spec, check: str) -> None:
+def _run(spec: Spec, check: str, record_finding: Callable | None = None) -> None:
     try:
-        run_property(spec, check)
+        run_property(spec, check, on_finding=record_finding)
     except Unavailable as error:
         pytest.skip(f"{spec.name}: {error}")
 
 
-def test_reference(spec: Spec) -> None:
+def test_reference(spec: Spec, record_finding: Callable) -> None:
     """Eager results are within the spec's ULP budget of the float64 reference."""
-    _run(spec, "reference")
+    _run(spec, "reference", record_finding)
 
 
-def test_fake(spec: Spec) -> None:
+def test_fake(spec: Spec, record_finding: Callable) -> None:
     """The fake promises the real kernel's shapes, strides, offsets and aliasing."""
-    _run(spec, "fake")
+    _run(spec, "fake", record_finding)
 
 
-def test_schema(spec: Spec) -> None:
+def test_schema(spec: Spec, record_finding: Callable) -> None:
     """The real kernel aliases and writes only what its schema declares."""
-    _run(spec, "schema")
+    _run(spec, "schema", record_finding)
 
 
-def test_inductor(spec: Spec) -> None:
+def test_inductor(spec: Spec, record_finding: Callable) -> None:
     """The Inductor-compiled program agrees with eager, and really compiled."""
-    _run(spec, "inductor")
+    _run(spec, "inductor", record_finding)

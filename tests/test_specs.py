@@ -75,7 +75,7 @@ def test_unavailable_prerequisites_skip_with_the_reason():
 
     spec = Spec(name="x", op=abs, cases=rope_cases(), reference=None, prepare=prepare)
     with pytest.raises(pytest.skip.Exception, match="x: no C\\+\\+ compiler"):
-        test_conformance.test_fake(spec)
+        test_conformance.test_fake(spec, None)
 
 
 def test_missing_compiler_is_named(monkeypatch):

@@ -1,0 +1,83 @@
+"""Records every check's verdict: as JUnit properties and as a JSON report.
+
+``pytest --report-json PATH`` writes one record per test: spec, check,
+outcome, duration and the Findings (blocking ones from the failing Case,
+non-blocking ones once per verdict with a count). The same Findings go into
+the test's ``user_properties``, so ``--junitxml`` carries them too. Under
+pytest-xdist the controller receives every worker's reports and writes the
+one file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import torch
+
+from oracles.findings import Finding
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--report-json",
+        metavar="PATH",
+        default=None,
+        help="write every check's verdict and Findings to this JSON file",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    path = config.getoption("--report-json")
+    if path is not None and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(JsonReport(Path(path)), "conformance-json-report")
+
+
+@pytest.fixture
+def record_finding(request: pytest.FixtureRequest) -> Callable[[Finding, str], None]:
+    """Call with (finding, case description) to attach a Finding to this test."""
+    counts: dict[str, dict] = {}
+
+    def record(finding: Finding, case: str) -> None:
+        if not finding.blocking and finding.verdict in counts:
+            counts[finding.verdict]["count"] += 1
+            return
+        entry = {
+            "verdict": finding.verdict,
+            "blocking": finding.blocking,
+            "message": finding.message,
+            "case": case,
+            "count": 1,
+        }
+        if not finding.blocking:
+            counts[finding.verdict] = entry
+        request.node.user_properties.append(("finding", entry))
+
+    return record
+
+
+class JsonReport:
+    def __init__(self, path: Path):
+        self.path = path
+        self.results: list[dict] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call" and not (report.when == "setup" and report.skipped):
+            return
+        name, _, spec = report.nodeid.rpartition("::")[2].partition("[")
+        self.results.append(
+            {
+                "test": report.nodeid,
+                "spec": spec.rstrip("]"),
+                "check": name.removeprefix("test_"),
+                "outcome": report.outcome,
+                "duration_s": round(report.duration, 3),
+                "findings": [v for k, v in report.user_properties if k == "finding"],
+            }
+        )
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        report = {"torch": torch.__version__, "results": self.results}
+        self.path.write_text(json.dumps(report, indent=2) + "\n")
