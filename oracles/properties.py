@@ -50,7 +50,6 @@ def run_property(
 
         def prop(case):
             description = case.describe()
-            note(description)
             findings = judge(spec, case)
             for finding in findings:
                 if not finding.blocking:
@@ -61,6 +60,7 @@ def run_property(
             if any(finding.blocking for finding in findings):
                 raise ConformanceFailure(check, op_name(spec), description, findings)
 
+        prop.__name__ = prop.__qualname__ = f"{check}_check_of_{spec.name.replace('.', '_')}"
         test = given(case=spec.cases)(prop)
         for case in reversed(spec.examples):
             test = example(case=case)(test)

@@ -1,0 +1,23 @@
+"""The README's worked spec example loads and passes every check."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hypothesis import settings
+
+from oracles.checks import CHECKS
+from oracles.properties import run_property
+from oracles.spec import load_specs
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_worked_example_passes(tmp_path):
+    code = re.search(r"```python\n(# my_specs.py.*?)```", README.read_text(), re.S).group(1)
+    path = tmp_path / "my_specs.py"
+    path.write_text(code)
+    [spec] = load_specs(str(path))
+    for check in CHECKS:
+        run_property(spec, check, settings(max_examples=20))
