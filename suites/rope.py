@@ -39,38 +39,22 @@ def consume_rotated(op: Callable, **args: Any) -> torch.Tensor:
     return torch.cat([query.reshape(-1), key.reshape(-1)])
 
 
+def rope_spec(name: str, op: Any, **fields: Any) -> Spec:
+    """A rope-family Spec: the rope Cases, the seed's example, the rope program."""
+    defaults = {
+        "cases": rope_cases(),
+        "reference": reference.rope_outputs,
+        "ulp_budget": ROPE_ULP_BUDGET,
+        "program": consume_rotated,
+        "families": ("rope",),
+        "examples": (fused_qkv_seed_case(),),
+        "prepare": prepare_kernels,
+    }
+    return Spec(name=name, op=op, **{**defaults, **fields})
+
+
 SPECS = [
-    Spec(
-        name="rotary_embedding",
-        op="conformance::rotary_embedding",
-        cases=rope_cases(),
-        reference=reference.rope_writes,
-        ulp_budget=ROPE_ULP_BUDGET,
-        program=consume_rotated,
-        families=("rope",),
-        examples=(fused_qkv_seed_case(),),
-        prepare=prepare_kernels,
-    ),
-    Spec(
-        name="rotary_embedding_functional",
-        op="conformance::rotary_embedding_functional",
-        cases=rope_cases(),
-        reference=reference.rope_outputs,
-        ulp_budget=ROPE_ULP_BUDGET,
-        program=consume_rotated,
-        families=("rope",),
-        examples=(fused_qkv_seed_case(),),
-        prepare=prepare_kernels,
-    ),
-    Spec(
-        name="rotary_embedding_torch",
-        op=rope.rotary_embedding_torch,
-        cases=rope_cases(),
-        reference=reference.rope_outputs,
-        ulp_budget=ROPE_ULP_BUDGET,
-        bit_exact=False,
-        program=consume_rotated,
-        families=("rope",),
-        examples=(fused_qkv_seed_case(),),
-    ),
+    rope_spec("rotary_embedding", "conformance::rotary_embedding", reference=reference.rope_writes),
+    rope_spec("rotary_embedding_functional", "conformance::rotary_embedding_functional"),
+    rope_spec("rotary_embedding_torch", rope.rotary_embedding_torch, bit_exact=False, prepare=None),
 ]

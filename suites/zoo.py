@@ -9,9 +9,8 @@ from __future__ import annotations
 from kernels import zoo
 from kernels.build import KernelsUnavailable
 from oracles import reference
-from oracles.rope_cases import fused_qkv_seed_case, rope_cases
 from oracles.spec import Spec, Unavailable
-from suites.rope import ROPE_ULP_BUDGET, consume_rotated
+from suites.rope import rope_spec
 
 
 def prepare_zoo() -> None:
@@ -22,17 +21,8 @@ def prepare_zoo() -> None:
 
 
 def _zoo_spec(name: str, op: str, **fields) -> Spec:
-    fields.setdefault("reference", reference.rope_outputs)
-    fields.setdefault("examples", (fused_qkv_seed_case(),))
-    return Spec(
-        name=name,
-        op=f"conformance_zoo::{op}",
-        cases=fields.pop("cases", rope_cases()),
-        ulp_budget=ROPE_ULP_BUDGET,
-        program=consume_rotated,
-        families=("rope", "zoo"),
-        prepare=prepare_zoo,
-        **fields,
+    return rope_spec(
+        name, f"conformance_zoo::{op}", families=("rope", "zoo"), prepare=prepare_zoo, **fields
     )
 
 
