@@ -26,6 +26,18 @@ def test_nothing_compiled_is_a_harness_failure():
     assert run.vacuity() == "nothing was compiled: Dynamo handed no graph to Inductor"
 
 
+def test_a_recompile_on_the_same_inputs_is_a_harness_failure():
+    calls = []
+
+    def program(x):
+        calls.append(None)  # Dynamo guards on the list's length: the next call recompiles
+        return x * len(calls)
+
+    run = CompiledRun(program, None)
+    run(torch.ones(2))
+    assert run.vacuity() == "Dynamo recompiled on the second call with the same inputs"
+
+
 def test_a_real_compiled_run_is_not_vacuous():
     run = CompiledRun(lambda x: x.sin(), None)
     run(torch.ones(2))
