@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -29,7 +31,6 @@ settings.register_profile(
 )
 settings.load_profile("dev")
 
-_CACHE_DIR = pytest.StashKey[str]()
 _SPECS = pytest.StashKey[list]()
 
 
@@ -42,10 +43,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run the checks on the SPECS of this file or module instead of the "
         "built-in catalog (repeatable)",
     )
+    parser.addoption(
+        "--fresh-caches",
+        action="store_true",
+        help="compile into a fresh Inductor cache, removed at exit, instead of "
+        "the persistent one under .cache/inductor",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from oracles.compile import isolate_caches
+    from oracles.compile import use_cache_root
     from oracles.spec import SpecError, load_specs
     from suites.catalog import builtin_specs
 
@@ -55,13 +62,12 @@ def pytest_configure(config: pytest.Config) -> None:
     except SpecError as error:
         raise pytest.UsageError(f"--specs: {error}") from error
     config.stash[_SPECS] = specs
-    config.stash[_CACHE_DIR] = isolate_caches()
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    folder = config.stash.get(_CACHE_DIR, None)
-    if folder is not None:
-        shutil.rmtree(folder, ignore_errors=True)
+    if config.getoption("--fresh-caches"):
+        folder = Path(tempfile.mkdtemp(prefix="conformance-inductor-"))
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    else:
+        folder = Path(__file__).parent / ".cache" / "inductor"
+    use_cache_root(folder)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

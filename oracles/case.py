@@ -16,8 +16,7 @@ from typing import Any
 import torch
 
 # One view operation: ("split", sizes, dim, index), ("view", shape),
-# ("permute", dims), ("narrow", dim, start, length), ("expand", shape),
-# ("select", dim, index) or ("slice", dim, start, stop, step).
+# ("permute", dims), ("narrow", dim, start, length) or ("expand", shape).
 ViewOp = tuple
 
 
@@ -60,13 +59,6 @@ def apply_view_ops(tensor: torch.Tensor, ops: tuple[ViewOp, ...]) -> torch.Tenso
             tensor = tensor.narrow(*params)
         elif name == "expand":
             tensor = tensor.expand(params[0])
-        elif name == "select":
-            tensor = tensor.select(*params)
-        elif name == "slice":
-            dim, start, stop, step = params
-            index = [slice(None)] * tensor.dim()
-            index[dim] = slice(start, stop, step)
-            tensor = tensor[tuple(index)]
         else:
             raise ValueError(f"unknown view operation {op!r}")
     return tensor

@@ -152,9 +152,8 @@ def check_inductor(spec: Spec, case: Case) -> list[Finding]:
                 + _error_text(compiled.error),
             )
         ]
-    vacuity = compiled.compiled.vacuity()
-    if vacuity is not None:
-        return [Finding("harness", f"no verdict: {vacuity}")]
+    if compiled.vacuity is not None:
+        return [Finding("harness", f"no verdict: {compiled.vacuity}")]
     found = verdicts.structure(eager.outputs, compiled.outputs, "compiled program")
     if found:
         return found

@@ -1,48 +1,122 @@
-"""Inductor runs that cannot pass vacuously, with compile caches isolated.
+"""Compiled programs that cannot pass vacuously, with caches that never go stale.
 
-A CompiledRun compiles a program with ``fullgraph=True`` through a backend
-that counts the graphs Dynamo hands to Inductor and whether the op is in
-them, runs it once to compile (on copies of the inputs), then runs it again
-on the real inputs under the profiler to count the op's real calls. A run in
-which nothing compiled, Dynamo recompiled, or the op never ran is a harness
-failure, never a pass.
+A CompiledProgram is compiled with ``fullgraph=True`` through a backend that
+counts the graphs Dynamo hands to Inductor and whether the op is in them.
+Each call runs under the profiler, which shows the Inductor graph running and
+the op's real calls; a call that compiled is run again on restored inputs,
+so trace-time calls never count. Recompiles are counted, and hitting
+Dynamo's recompile limit fails loudly instead of falling back to eager.
+
+Inductor's caches persist between runs of the suite, in a folder keyed by
+everything a cached graph silently depends on: the torch version, the loaded
+op libraries, and the op's fake (its code). A changed fake or kernel build
+gets a fresh folder, never a stale graph.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import marshal
 import os
 import tempfile
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import torch
+import torch._dynamo.config as dynamo_config
 import torch._functorch.config as functorch_config
 import torch._inductor.config as inductor_config
+import torch.fx.experimental._config as shape_config
 from torch._inductor.compile_fx import compile_fx
 from torch.profiler import ProfilerActivity, profile
 
+# Recompiles one program may make before the run fails loudly instead of
+# falling back to eager.
+RECOMPILE_LIMIT = 16
+# Every program has its own code object, so Dynamo's process-wide total is
+# left to grow with the number of programs.
+ACCUMULATED_RECOMPILE_LIMIT = 1_000_000
+_GRAPH_CALL = "## Call CompiledFxGraph"
 
-def isolate_caches() -> str:
-    """Point Inductor at a fresh cache folder for this run of the suite.
 
-    The caller removes it when the run ends.
+def fingerprint(op: torch._ops.OpOverload | None) -> str:
+    """A key for everything a cached compiled graph of ``op`` depends on unseen."""
+    digest = hashlib.sha256(torch.__version__.encode())
+    for library in sorted(torch.ops.loaded_libraries):
+        stat = os.stat(library)
+        digest.update(f"{library}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    if op is not None:
+        digest.update(op._schema.name.encode())
+        fake = torch._library.simple_registry.singleton.find(op._schema.name).fake_impl.kernel
+        if fake is not None:
+            _digest_code(digest, fake.func)
+    return digest.hexdigest()[:16]
+
+
+def _digest_code(digest: Any, func: Callable, depth: int = 4) -> None:
+    """Hash a function's code and, through wrappers, the code it wraps."""
+    code = getattr(func, "__code__", None)
+    if code is None or depth == 0:
+        return
+    digest.update(marshal.dumps(code))
+    inner = [getattr(func, "__wrapped__", None)]
+    inner += [cell.cell_contents for cell in func.__closure__ or () if _filled(cell)]
+    for candidate in inner:
+        if callable(candidate):
+            _digest_code(digest, candidate, depth - 1)
+
+
+def _filled(cell: types.CellType) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018
+    except ValueError:
+        return False
+    return True
+
+
+@dataclasses.dataclass
+class CompiledCall:
+    """The evidence of one call: what compiled and what really ran."""
+
+    compiled: bool  # this call compiled (a new Signature, or a recompile)
+    recompiled_on_rerun: bool
+    graph_runs: int  # Inductor graphs that ran, from the profiler
+    kernel_calls: int | None  # the op's real calls, None for a Python function
+
+
+class CompiledProgram:
+    """A program compiled by Inductor once, then reused for every call.
+
+    With ``dynamic=True`` int inputs and tensor sizes are symbolic, so one
+    compile serves many sizes (sizes 0 and 1 still specialize).
     """
-    folder = tempfile.mkdtemp(prefix="conformance-inductor-")
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
-    return folder
 
-
-class CompiledRun:
-    """One program compiled by Inductor and run on one set of inputs."""
-
-    def __init__(self, program: Callable[..., Any], op: torch._ops.OpOverload | None):
-        self.program = program
+    def __init__(
+        self,
+        program: Callable[..., Any],
+        op: torch._ops.OpOverload | None,
+        cache_dir: Path,
+        dynamic: bool = False,
+    ):
         self.op = op
+        self.cache_dir = cache_dir
         self.compiles = 0
         self.op_in_graph = False
         self.graph_calls = 0
-        self.kernel_calls: int | None = None
-        self.recompiled = False
+        # Dynamo keeps compiled code per code object: a copy of it gives this
+        # program its own cache and recompile limit.
+        own = types.FunctionType(
+            program.__code__.replace(),
+            program.__globals__,
+            program.__name__,
+            program.__defaults__,
+            program.__closure__,
+        )
+        self._compiled = torch.compile(own, backend=self._backend, fullgraph=True, dynamic=dynamic)
 
     def _backend(self, gm: torch.fx.GraphModule, example_inputs: list) -> Callable:
         self.compiles += 1
@@ -53,44 +127,118 @@ class CompiledRun:
                     self.op_in_graph = True
         return compile_fx(gm, example_inputs)
 
-    def __call__(self, *tensors: torch.Tensor) -> Any:
-        torch._dynamo.reset()
-        compiled = torch.compile(self.program, backend=self._backend, fullgraph=True)
-        # size_asserts is what turns a wrong fake into an error rather than
-        # wrong values; caches are off so a fake changed in this session is
-        # never judged by a graph compiled against the old one. torch raises
-        # on an undeclared output alias only where the CI variable is set: the
-        # verdict must not depend on that, and the schema check reports it.
-        with (
-            inductor_config.patch(size_asserts=True, force_disable_caches=True),
-            functorch_config.patch(error_on_custom_op_aliasing=False),
-        ):
-            compiled(*(t.clone() for t in tensors))
-            compiles = self.compiles
-            with profile(activities=[ProfilerActivity.CPU]) as prof:
-                result = compiled(*tensors)
-        self.recompiled = self.compiles != compiles
-        if self.op is not None:
-            name = self.op._schema.name
-            self.kernel_calls = sum(1 for event in prof.events() if event.name == name)
-        return result
+    @contextmanager
+    def _settings(self) -> Iterator[None]:
+        # size_asserts turns a wrong fake into an error rather than wrong
+        # values. torch raises on an undeclared output alias only where the
+        # CI variable is set: the verdict must not depend on that, and the
+        # schema check reports it. Duck sizing would guard on equal sizes.
+        previous = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(self.cache_dir)
+        try:
+            with (
+                inductor_config.patch(size_asserts=True),
+                functorch_config.patch(error_on_custom_op_aliasing=False),
+                dynamo_config.patch(
+                    recompile_limit=RECOMPILE_LIMIT,
+                    accumulated_recompile_limit=ACCUMULATED_RECOMPILE_LIMIT,
+                    fail_on_recompile_limit_hit=True,
+                ),
+                shape_config.patch(use_duck_shape=False),
+            ):
+                yield
+        finally:
+            if previous is None:
+                os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+            else:
+                os.environ["TORCHINDUCTOR_CACHE_DIR"] = previous
 
-    def vacuity(self) -> str | None:
-        """Why this run proves nothing, or None if it is a real compiled run."""
+    def _profiled(self, inputs: tuple) -> tuple[Any, list[str]]:
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            result = self._compiled(*inputs)
+        return result, [event.name for event in prof.events()]
+
+    def __call__(self, *inputs: Any) -> tuple[Any, CompiledCall]:
+        pristine = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
+        with self._settings():
+            before = self.compiles
+            result, events = self._profiled(inputs)
+            compiled = self.compiles != before
+            recompiled = False
+            if compiled:
+                # Compiling traced the op on fake tensors, which the profiler
+                # also saw: run again on the inputs as they were.
+                for tensor, original in zip(inputs, pristine, strict=False):
+                    if isinstance(tensor, torch.Tensor):
+                        tensor.copy_(original)
+                before = self.compiles
+                result, events = self._profiled(inputs)
+                recompiled = self.compiles != before
+        kernel_calls = None
+        if self.op is not None:
+            kernel_calls = events.count(self.op._schema.name)
+        graph_runs = sum(1 for name in events if name.startswith(_GRAPH_CALL))
+        return result, CompiledCall(compiled, recompiled, graph_runs, kernel_calls)
+
+    def vacuity(self, call: CompiledCall) -> str | None:
+        """Why ``call`` proves nothing, or None if it is a real compiled run."""
         if self.compiles == 0:
             return "nothing was compiled: Dynamo handed no graph to Inductor"
-        if self.recompiled:
+        if call.recompiled_on_rerun:
             return "Dynamo recompiled on the second call with the same inputs"
         if self.graph_calls == 0:
             return "the compiled graph holds no operation: the program ran nothing"
+        if call.graph_runs == 0:
+            return "no Inductor-compiled graph ran: Dynamo ran the program eagerly"
         if self.op is None:
             return None
         if not self.op_in_graph:
             return f"{self.op} is not in the graph Dynamo compiled"
-        if not self.kernel_calls:
+        if not call.kernel_calls:
             return (
                 f"{self.op} never ran in the compiled program: the compiler "
                 "eliminated it (an op with no declared output or write looks "
                 "dead to it)"
             )
         return None
+
+
+class CompiledPrograms:
+    """Every CompiledProgram of a run, one per key and fake."""
+
+    def __init__(self, cache_root: Path):
+        self.cache_root = cache_root
+        self._programs: dict[tuple, CompiledProgram] = {}
+
+    def get(
+        self,
+        key: tuple,
+        op: torch._ops.OpOverload | None,
+        make: Callable[[], Callable[..., Any]],
+        dynamic: bool = False,
+    ) -> CompiledProgram:
+        key = (*key, dynamic, fingerprint(op))
+        program = self._programs.get(key)
+        if program is None:
+            cache_dir = self.cache_root / f"torch-{torch.__version__}" / key[-1]
+            program = CompiledProgram(make(), op, cache_dir, dynamic)
+            self._programs[key] = program
+        return program
+
+    @property
+    def compiles(self) -> int:
+        return sum(program.compiles for program in self._programs.values())
+
+
+_programs = CompiledPrograms(Path(tempfile.gettempdir()) / "conformance-inductor-cache")
+
+
+def compiled_programs() -> CompiledPrograms:
+    """The CompiledPrograms of this process."""
+    return _programs
+
+
+def use_cache_root(root: Path) -> None:
+    """Keep Inductor's caches under ``root`` from now on (and forget compiled programs)."""
+    global _programs
+    _programs = CompiledPrograms(root)

@@ -20,7 +20,8 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 from oracles.case import Case
-from oracles.compile import CompiledRun
+from oracles.compile import compiled_programs
+from oracles.signature import bind, signature_of
 from oracles.spec import Spec
 
 
@@ -35,7 +36,7 @@ class Observation:
     buffers_after: dict[str, torch.Tensor]
     error: BaseException | None = None
     warnings: tuple[str, ...] = ()
-    compiled: CompiledRun | None = None
+    vacuity: str | None = None  # why a compiled run proves nothing
 
 
 def flatten_outputs(result: Any) -> tuple | None:
@@ -111,17 +112,35 @@ def run_program(spec: Spec, case: Case) -> Observation:
     return _observe("program", lambda: program(*(buffers[n] for n in names)), {}, buffers, before)
 
 
-def run_inductor(spec: Spec, case: Case) -> Observation:
-    names, program = program_of(spec, case)
+def run_inductor(spec: Spec, case: Case, dynamic: bool = False) -> Observation:
+    """The program compiled by Inductor, the Case's sizes passed as inputs.
+
+    Static (``dynamic=False``): one compile per Signature and sizes.
+    Dynamic: one compile per Signature, reused across sizes.
+    """
+    signature, sizes = signature_of(case)
+    names = signature.buffer_names
+    op = spec.resolve()
+
+    def make() -> Callable[..., Any]:
+        def program(*inputs: Any) -> Any:
+            args = bind(signature, dict(zip(names, inputs, strict=False)), inputs[len(names) :])
+            return spec.program(op, **args)
+
+        return program
+
+    key = (spec.name, spec.op, spec.program, signature, None if dynamic else sizes)
+    compiled = compiled_programs().get(key, spec.overload, make, dynamic)
     buffers = case.allocate()
     before = _snapshot(buffers)
-    run = CompiledRun(program, spec.overload)
-    observation = _observe(
-        "inductor",
-        lambda: run(*(buffers[n] for n in names)),
-        {},
-        buffers,
-        before,
-    )
-    observation.compiled = run
+    evidence = []
+
+    def call() -> Any:
+        result, call_evidence = compiled(*(buffers[n] for n in names), *sizes)
+        evidence.append(call_evidence)
+        return result
+
+    observation = _observe("inductor", call, {}, buffers, before)
+    if evidence:
+        observation.vacuity = compiled.vacuity(evidence[0])
     return observation

@@ -7,7 +7,7 @@ import dataclasses
 import torch
 
 from oracles.checks import check_inductor
-from oracles.compile import CompiledRun
+from oracles.compile import CompiledProgram
 from oracles.rope_cases import fused_qkv_seed_case
 from suites import rope
 from tests.zoo_helpers import needs_kernels
@@ -20,28 +20,49 @@ def _spec(name: str):
     return spec
 
 
-def test_nothing_compiled_is_a_harness_failure():
-    run = CompiledRun(lambda x: None, None)
-    run(torch.ones(2))
-    assert run.vacuity() == "nothing was compiled: Dynamo handed no graph to Inductor"
+def _vacuity(program, tmp_path, *inputs) -> str | None:
+    compiled = CompiledProgram(program, None, tmp_path)
+    _, evidence = compiled(*inputs)
+    return compiled.vacuity(evidence)
 
 
-def test_a_recompile_on_the_same_inputs_is_a_harness_failure():
+def test_nothing_compiled_is_a_harness_failure(tmp_path):
+    vacuity = _vacuity(lambda x: None, tmp_path, torch.ones(2))
+    assert vacuity == "nothing was compiled: Dynamo handed no graph to Inductor"
+
+
+def test_a_recompile_on_the_same_inputs_is_a_harness_failure(tmp_path):
     calls = []
 
     def program(x):
         calls.append(None)  # Dynamo guards on the list's length: the next call recompiles
         return x * len(calls)
 
-    run = CompiledRun(program, None)
-    run(torch.ones(2))
-    assert run.vacuity() == "Dynamo recompiled on the second call with the same inputs"
+    vacuity = _vacuity(program, tmp_path, torch.ones(2))
+    assert vacuity == "Dynamo recompiled on the second call with the same inputs"
 
 
-def test_a_real_compiled_run_is_not_vacuous():
-    run = CompiledRun(lambda x: x.sin(), None)
-    run(torch.ones(2))
-    assert run.vacuity() is None and run.compiles == 1
+def test_a_real_compiled_run_is_not_vacuous(tmp_path):
+    assert _vacuity(lambda x: x.sin(), tmp_path, torch.ones(2)) is None
+
+
+def test_one_compile_serves_every_size(tmp_path):
+    program = lambda x, n: x.narrow(0, 0, n).sin()  # noqa: E731
+    compiled = CompiledProgram(program, None, tmp_path, dynamic=True)
+    for size in range(2, 12):
+        _, evidence = compiled(torch.ones(size + 3), size)
+        assert compiled.vacuity(evidence) is None
+    assert compiled.compiles == 1
+
+
+def test_eager_fallback_is_a_harness_failure(tmp_path):
+    compiled = CompiledProgram(lambda x: x.sin(), None, tmp_path)
+    compiled(torch.ones(2))
+    with torch.compiler.set_stance("force_eager"):
+        _, evidence = compiled(torch.ones(2))
+    assert compiled.vacuity(evidence) == (
+        "no Inductor-compiled graph ran: Dynamo ran the program eagerly"
+    )
 
 
 @needs_kernels
