@@ -136,12 +136,12 @@ def check_schema(spec: Spec, case: Case) -> list[Finding]:
     return found
 
 
-def check_inductor(spec: Spec, case: Case) -> list[Finding]:
+def check_inductor(spec: Spec, case: Case, dynamic: bool = False) -> list[Finding]:
     """The Inductor-compiled program agrees with the eager one."""
     eager = run_program(spec, case)
     if eager.error is not None:
         return _crash(spec, eager)
-    compiled = run_inductor(spec, case)
+    compiled = run_inductor(spec, case, dynamic)
     if compiled.error is not None:
         if spec.overload is not None and run_fake(spec, case).error is not None:
             return [_no_fake(spec, compiled.error)]
@@ -154,16 +154,30 @@ def check_inductor(spec: Spec, case: Case) -> list[Finding]:
         ]
     if compiled.vacuity is not None:
         return [Finding("harness", f"no verdict: {compiled.vacuity}")]
-    found = verdicts.structure(eager.outputs, compiled.outputs, "compiled program")
+    found = verdicts.structure(eager.outputs, compiled.outputs, "compiled program", "eager program")
     if found:
         return found
-    if spec.bit_exact:
+    pairs = [
+        (i, f"out[{i}]", want, got)
         for i, (want, got) in enumerate(
-            zip(eager.outputs or (), compiled.outputs or (), strict=False)
-        ):
-            if isinstance(want, torch.Tensor):
-                found += verdicts.metadata(f"out[{i}]", want, got, "compiled program")
-                found += verdicts.bit_exact(f"out[{i}]", got, want, "inductor", "eager")
+            zip(eager.outputs or (), compiled.outputs or (), strict=True)
+        )
+        if isinstance(want, torch.Tensor)
+    ]
+    for _, label, want, got in pairs:
+        found += verdicts.metadata(label, want, got, "compiled program", "eager program")
+        found += verdicts.aliasing(
+            label,
+            want,
+            eager.buffers_after,
+            got,
+            compiled.buffers_after,
+            "compiled program",
+            "eager program",
+        )
+    if spec.bit_exact:
+        for _, label, want, got in pairs:
+            found += verdicts.bit_exact(label, got, want, "inductor", "eager")
         for name, want in eager.buffers_after.items():
             found += verdicts.bit_exact(
                 f"buffer {name!r} after the call",
@@ -174,10 +188,8 @@ def check_inductor(spec: Spec, case: Case) -> list[Finding]:
             )
         return found
     outputs, buffers = expected_program(spec, case)
-    for i, (want, got) in enumerate(zip(eager.outputs or (), compiled.outputs or (), strict=False)):
-        if isinstance(want, torch.Tensor):
-            found += verdicts.metadata(f"out[{i}]", want, got, "compiled program")
-            found += verdicts.within_ulps(f"out[{i}]", got, outputs[i], spec.ulp_budget, "inductor")
+    for i, label, _, got in pairs:
+        found += verdicts.within_ulps(label, got, outputs[i], spec.ulp_budget, "inductor")
     for name, expected in buffers.items():
         found += verdicts.within_ulps(
             f"buffer {name!r} after the call",

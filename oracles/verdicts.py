@@ -194,7 +194,7 @@ def aliases(output: torch.Tensor, args: Mapping[str, Any]) -> dict[str, str]:
 
 def _alias_text(found: dict[str, str]) -> str:
     if not found:
-        return "a fresh tensor"
+        return "is a fresh tensor"
     same = [name for name, how in found.items() if how == "is"]
     if same:
         return " and ".join(f"is the input {name!r}" for name in same)
@@ -202,7 +202,13 @@ def _alias_text(found: dict[str, str]) -> str:
 
 
 def aliasing(
-    label: str, real: torch.Tensor, real_args, other: torch.Tensor, other_args, other_mode: str
+    label: str,
+    real: torch.Tensor,
+    real_args: Mapping[str, Any],
+    other: torch.Tensor,
+    other_args: Mapping[str, Any],
+    other_mode: str,
+    real_mode: str = "real kernel",
 ) -> list[Finding]:
     """The output aliases the same inputs, the same way, in both runs."""
     want, got = aliases(real, real_args), aliases(other, other_args)
@@ -211,7 +217,7 @@ def aliasing(
     return [
         Finding(
             "aliasing",
-            f"{label} {_alias_text(want)} in the real kernel, but {_alias_text(got)} "
+            f"{label} {_alias_text(want)} in the {real_mode}, but {_alias_text(got)} "
             f"in the {other_mode}",
         )
     ]

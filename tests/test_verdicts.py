@@ -73,7 +73,7 @@ def test_aliasing_compares_the_inputs_each_output_aliases():
     args = {"x": x}
     [finding] = verdicts.aliasing("out[0]", x, args, torch.empty(4), args, "fake")
     assert finding.message == (
-        "out[0] is the input 'x' in the real kernel, but a fresh tensor in the fake"
+        "out[0] is the input 'x' in the real kernel, but is a fresh tensor in the fake"
     )
     assert verdicts.aliasing("out[0]", x, args, x, args, "fake") == []
 

@@ -15,7 +15,8 @@ def test_gemma4_fake_fake_verdict_reports_stride_and_aliasing():
     assert "seed fused-QKV model" in message
     assert "out[0].stride()=(4096, 1) in the fake, but the real kernel gives (6144, 1)" in message
     assert (
-        "out[0] is the input 'query' in the real kernel, but a fresh tensor in the fake" in message
+        "out[0] is the input 'query' in the real kernel, but is a fresh tensor in the fake"
+        in message
     )
 
 
@@ -32,7 +33,7 @@ def test_two_dim_fake_is_caught_only_through_4d_cases():
     unpermuted = ("contiguous", "fused_qkv")
     message = failure(dataclasses.replace(spec, cases=rope_cases(layouts=unpermuted)), "fake")
     assert "failed on 4-D" in message
-    assert "out[0] is the input 'query' in the real kernel, but a fresh tensor" in message
+    assert "out[0] is the input 'query' in the real kernel, but is a fresh tensor" in message
     passes(dataclasses.replace(spec, cases=rope_cases(ndims=(2, 3), layouts=unpermuted)), "fake")
 
 
