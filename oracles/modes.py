@@ -79,17 +79,21 @@ def run_eager(spec: Spec, case: Case) -> Observation:
 
 
 def run_fake(spec: Spec, case: Case) -> Observation:
-    buffers = case.allocate()
     mode = FakeTensorMode()
-    fakes = {name: mode.from_tensor(buffer) for name, buffer in buffers.items()}
     op = spec.resolve()
+    with mode:
+        # Fake buffers, made in the mode; the views made on them share their
+        # fake storage as the real views share a buffer.
+        fakes = {
+            name: torch.empty(buffer.shape, dtype=buffer.dtype)
+            for name, buffer in case.buffers.items()
+        }
+        args = case.bind(fakes)
 
     def call():
         with mode:
             return op(**args)
 
-    with mode:
-        args = case.bind(fakes)
     return _observe("fake", call, args, fakes, {})
 
 
