@@ -12,6 +12,7 @@ from typing import Any
 import torch
 
 from oracles.case import Case
+from oracles.modes import flatten_outputs
 from oracles.reference import Expected
 from oracles.spec import Spec
 
@@ -39,8 +40,6 @@ def _program_in_float64(spec: Spec, case: Case, field: str) -> tuple[Any, dict[s
 
 
 def expected_program(spec: Spec, case: Case) -> tuple[tuple | None, dict[str, Expected]]:
-    from oracles.modes import flatten_outputs
-
     values, value_buffers = _program_in_float64(spec, case, "value")
     scales, scale_buffers = _program_in_float64(spec, case, "scale")
     values, scales = flatten_outputs(values), flatten_outputs(scales)

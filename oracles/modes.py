@@ -1,9 +1,9 @@
 """The Modes a Case runs in, each giving an Observation.
 
 - ``eager``: the op called on real tensors.
-- ``fake``: the op called under FakeTensorMode on fake copies of the same
-  buffers, with the views made again on them so q and k of one qkv buffer
-  keep sharing storage.
+- ``fake``: the op called under FakeTensorMode on fake buffers of the same
+  shapes and dtypes, with the views made again on them, so q and k of one
+  qkv buffer share fake storage as the real ones share a buffer.
 - ``program``: the spec's program (the op and the code around it) run
   eagerly, and ``inductor``: the same program compiled by Inductor with
   ``fullgraph=True``, the views made inside the graph.
@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +34,6 @@ class Observation:
     buffers_before: dict[str, torch.Tensor]
     buffers_after: dict[str, torch.Tensor]
     error: BaseException | None = None
-    warnings: tuple[str, ...] = ()
     vacuity: str | None = None  # why a compiled run proves nothing
 
 
@@ -53,12 +51,10 @@ def _snapshot(buffers: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 def _observe(mode: str, call: Callable[[], Any], args, buffers, before) -> Observation:
     error, result = None, None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            result = call()
-        except Exception as exc:  # the op's own failure is an observation
-            error = exc
+    try:
+        result = call()
+    except Exception as exc:  # the op's own failure is an observation
+        error = exc
     return Observation(
         mode=mode,
         args=args,
@@ -66,7 +62,6 @@ def _observe(mode: str, call: Callable[[], Any], args, buffers, before) -> Obser
         buffers_before=before,
         buffers_after=buffers,
         error=error,
-        warnings=tuple(str(w.message) for w in caught),
     )
 
 
