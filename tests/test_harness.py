@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 import torch
 
 from oracles.checks import check_inductor
-from oracles.compile import CompiledProgram
+from oracles.compile import RECOMPILE_LIMIT, CompiledProgram
 from oracles.rope_cases import fused_qkv_seed_case
 from suites import rope
 from tests.zoo_helpers import needs_kernels
@@ -53,6 +54,14 @@ def test_one_compile_serves_every_size(tmp_path):
         _, evidence = compiled(torch.ones(size + 3), size)
         assert compiled.vacuity(evidence) is None
     assert compiled.compiles == 1
+
+
+def test_the_recompile_limit_fails_loudly_instead_of_running_eagerly(tmp_path):
+    compiled = CompiledProgram(lambda x: x.sin(), None, tmp_path)
+    with pytest.raises(Exception, match="recompile_limit"):
+        for size in range(2, 2 + RECOMPILE_LIMIT + 2):
+            compiled(torch.ones(size))
+    assert compiled.compiles == RECOMPILE_LIMIT
 
 
 def test_eager_fallback_is_a_harness_failure(tmp_path):
