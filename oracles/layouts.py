@@ -1,10 +1,12 @@
 """A Hypothesis strategy for strided tensors: views of a larger buffer.
 
 Every layout is a buffer plus view operations (see ``oracles.case``): the
-buffer is allocated in memory order with padding on each dimension, narrowed
+buffer is allocated in memory order with padding on some dimensions, narrowed
 back to the wanted sizes (gaps between rows, a storage offset), permuted into
 logical order, and for read-only inputs some dimensions are broadcast with
-stride 0.
+stride 0. A layout is drawn in two stages, its LayoutStructure (what a
+compiled program specializes on) and then its sizes, so one structure can be
+drawn again at other sizes.
 """
 
 from __future__ import annotations
@@ -20,46 +22,69 @@ class Layout:
     ops: tuple[tuple, ...]
 
 
+@dataclasses.dataclass(frozen=True)
+class LayoutStructure:
+    """What a layout fixes apart from sizes: the same for every size it takes."""
+
+    order: tuple[int, ...]  # logical dimensions in memory order, outermost first
+    padded: tuple[bool, ...]  # per memory position: the buffer is larger there
+    broadcast: frozenset[int]  # logical dimensions with stride 0
+
+
 @st.composite
-def strided_layouts(
+def layout_structures(
     draw: st.DrawFn,
+    ndim: int,
+    *,
+    last_dim_contiguous: bool = True,
+    allow_broadcast: bool = False,
+) -> LayoutStructure:
+    """``last_dim_contiguous`` keeps the last dimension innermost with stride 1
+    (the constraint of most fused kernels); ``allow_broadcast`` lets dimensions
+    get stride 0, which only read-only inputs may have.
+    """
+    movable = list(range(ndim - 1)) if last_dim_contiguous and ndim else list(range(ndim))
+    order = list(draw(st.permutations(movable))) if len(movable) > 1 else movable
+    if len(order) < ndim:
+        order.append(ndim - 1)
+    broadcast = set()
+    if allow_broadcast:
+        broadcast = {d for d in range(ndim) if draw(st.booleans())}
+        if last_dim_contiguous and ndim:
+            broadcast.discard(ndim - 1)
+    padded = tuple(draw(st.booleans()) for _ in range(ndim))
+    return LayoutStructure(tuple(order), padded, frozenset(broadcast))
+
+
+@st.composite
+def layouts_of(
+    draw: st.DrawFn, structure: LayoutStructure, shape: tuple[int, ...], max_pad: int = 3
+) -> Layout:
+    """A Layout of ``structure`` giving a view of ``shape``."""
+    buffer_shape, ops = [], []
+    for position, dim in enumerate(structure.order):
+        size = 1 if dim in structure.broadcast else shape[dim]
+        pad = draw(st.integers(1, max_pad)) if structure.padded[position] else 0
+        buffer_shape.append(size + pad)
+        if pad:
+            ops.append(("narrow", position, draw(st.integers(0, pad)), size))
+    inverse = tuple(structure.order.index(d) for d in range(len(shape)))
+    if inverse != tuple(range(len(shape))):
+        ops.append(("permute", inverse))
+    if structure.broadcast:
+        ops.append(("expand", tuple(shape)))
+    return Layout(tuple(buffer_shape), tuple(ops))
+
+
+def strided_layouts(
     shape: tuple[int, ...],
     *,
     last_dim_contiguous: bool = True,
     allow_broadcast: bool = False,
     max_pad: int = 3,
-) -> Layout:
-    """A Layout giving a view of ``shape``.
-
-    ``last_dim_contiguous`` keeps the last dimension innermost with stride 1
-    (the constraint of most fused kernels); ``allow_broadcast`` lets
-    dimensions of size > 1 get stride 0, which only read-only inputs may have.
-    """
-    ndim = len(shape)
-    movable = list(range(ndim - 1)) if last_dim_contiguous and ndim else list(range(ndim))
-    order = draw(st.permutations(movable)) if len(movable) > 1 else movable
-    if len(order) < ndim:
-        order = [*order, ndim - 1]
-    broadcast = (
-        {d for d in range(ndim) if shape[d] > 1 and draw(st.booleans())}
-        if allow_broadcast
-        else set()
+) -> st.SearchStrategy[Layout]:
+    """Layouts giving a view of ``shape``: a structure, then its sizes."""
+    structures = layout_structures(
+        len(shape), last_dim_contiguous=last_dim_contiguous, allow_broadcast=allow_broadcast
     )
-    if last_dim_contiguous and ndim:
-        broadcast.discard(ndim - 1)
-
-    buffer_shape, narrows = [], []
-    for position, dim in enumerate(order):
-        size = 1 if dim in broadcast else shape[dim]
-        pad = draw(st.integers(0, max_pad))
-        start = draw(st.integers(0, pad))
-        buffer_shape.append(size + pad)
-        if pad:
-            narrows.append(("narrow", position, start, size))
-    ops: list[tuple] = list(narrows)
-    inverse = tuple(order.index(d) for d in range(ndim))
-    if inverse != tuple(range(ndim)):
-        ops.append(("permute", inverse))
-    if broadcast:
-        ops.append(("expand", tuple(shape)))
-    return Layout(tuple(buffer_shape), tuple(ops))
+    return structures.flatmap(lambda structure: layouts_of(structure, shape, max_pad))

@@ -16,7 +16,7 @@ import torch
 from hypothesis import strategies as st
 
 from oracles.case import Buffer, Case, View
-from oracles.layouts import strided_layouts
+from oracles.layouts import LayoutStructure, layout_structures, layouts_of
 
 HEAD_SIZES = (64, 80, 128, 256)
 DTYPES = (torch.float32, torch.bfloat16, torch.float16)
@@ -41,31 +41,71 @@ class RopeParams:
         return (*self.tokens, heads, self.head_size)
 
 
+@dataclasses.dataclass(frozen=True)
+class RopeStructure:
+    """What a rope Case fixes apart from sizes: one compiled program serves it."""
+
+    ndim: int
+    head_size: int
+    is_neox: bool
+    dtype: torch.dtype
+    layout: str
+    qkv_gap: bool  # fused_qkv: columns after v, so k's neighbour is not the row's end
+    query: LayoutStructure | None  # strided layout only
+    key: LayoutStructure | None
+    positions: LayoutStructure
+    cache: LayoutStructure
+
+
 @st.composite
-def rope_params(draw: st.DrawFn, ndims: tuple[int, ...] = (2, 3, 4)) -> RopeParams:
+def rope_structures(
+    draw: st.DrawFn,
+    ndims: tuple[int, ...] = (2, 3, 4),
+    layouts: tuple[str, ...] = LAYOUTS,
+) -> RopeStructure:
     ndim = draw(st.sampled_from(ndims))
-    if ndim == 4:
+    layout = draw(st.sampled_from(layouts))
+    strided = layout == "strided"
+    return RopeStructure(
+        ndim=ndim,
+        head_size=draw(st.sampled_from(HEAD_SIZES)),
+        is_neox=draw(st.booleans()),
+        dtype=draw(st.sampled_from(DTYPES)),
+        layout=layout,
+        qkv_gap=layout == "fused_qkv" and draw(st.booleans()),
+        query=draw(layout_structures(ndim)) if strided else None,
+        key=draw(layout_structures(ndim)) if strided else None,
+        positions=draw(
+            layout_structures(
+                2 if ndim == 4 else 1, last_dim_contiguous=False, allow_broadcast=True
+            )
+        ),
+        cache=draw(layout_structures(2, last_dim_contiguous=False)),
+    )
+
+
+@st.composite
+def _rope_params(draw: st.DrawFn, s: RopeStructure) -> RopeParams:
+    if s.ndim == 4:
         tokens = (draw(st.integers(1, 3)), draw(st.integers(1, 8)))
     else:
         tokens = (draw(st.integers(1, 48)),)
-    head_size = draw(st.sampled_from(HEAD_SIZES))
     rotary_dim = draw(
         st.one_of(
-            st.just(head_size),
-            st.integers(1, head_size // 2).map(lambda half: 2 * half),
+            st.just(s.head_size),
+            st.integers(1, s.head_size // 2).map(lambda half: 2 * half),
         )
     )
     num_kv_heads = draw(st.integers(1, 4))
-    ratio = draw(st.sampled_from((1, 2, 4)))
     return RopeParams(
-        ndim=ndim,
+        ndim=s.ndim,
         tokens=tokens,
-        num_heads=num_kv_heads * ratio,
+        num_heads=num_kv_heads * draw(st.sampled_from((1, 2, 4))),
         num_kv_heads=num_kv_heads,
-        head_size=head_size,
+        head_size=s.head_size,
         rotary_dim=rotary_dim,
-        is_neox=draw(st.booleans()),
-        dtype=draw(st.sampled_from(DTYPES)),
+        is_neox=s.is_neox,
+        dtype=s.dtype,
         max_position=draw(st.integers(1, 512)),
     )
 
@@ -86,38 +126,35 @@ def _fused_qkv(p: RopeParams, gap: int) -> tuple[dict, dict]:
 
 
 @st.composite
-def _qk_views(draw: st.DrawFn, p: RopeParams, layout: str) -> tuple[dict, dict]:
-    if layout == "fused_qkv":
-        return _fused_qkv(p, draw(st.sampled_from((0, 0, 1, 8))))
+def _qk_views(draw: st.DrawFn, s: RopeStructure, p: RopeParams) -> tuple[dict, dict]:
+    if s.layout == "fused_qkv":
+        return _fused_qkv(p, draw(st.sampled_from((1, 8))) if s.qkv_gap else 0)
     buffers, views = {}, {}
-    for name, heads in (("query", p.num_heads), ("key", p.num_kv_heads)):
+    for name, heads, structure in (
+        ("query", p.num_heads, s.query),
+        ("key", p.num_kv_heads, s.key),
+    ):
         shape = p.heads_shape(heads)
-        if layout == "contiguous":
+        if structure is None:
             buffers[name] = Buffer(shape, p.dtype)
             views[name] = View(name)
         else:
-            strided = draw(strided_layouts(shape, last_dim_contiguous=True))
+            strided = draw(layouts_of(structure, shape))
             buffers[name] = Buffer(strided.buffer_shape, p.dtype)
             views[name] = View(name, strided.ops)
     return buffers, views
 
 
 @st.composite
-def rope_cases(
-    draw: st.DrawFn,
-    ndims: tuple[int, ...] = (2, 3, 4),
-    layouts: tuple[str, ...] = LAYOUTS,
-) -> Case:
-    """Cases for ``op(positions, query, key, head_size, cos_sin_cache, is_neox)``."""
-    p = draw(rope_params(ndims))
-    layout = draw(st.sampled_from(layouts))
-    buffers, views = draw(_qk_views(p, layout))
-
-    positions = draw(strided_layouts(p.tokens, last_dim_contiguous=False, allow_broadcast=True))
+def rope_cases_of(draw: st.DrawFn, s: RopeStructure) -> Case:
+    """Cases of one RopeStructure at sizes Hypothesis draws."""
+    p = draw(_rope_params(s))
+    buffers, views = draw(_qk_views(s, p))
+    positions = draw(layouts_of(s.positions, p.tokens))
     buffers["positions"] = Buffer(
         positions.buffer_shape, torch.int64, ("randint", 0, p.max_position)
     )
-    cache = draw(strided_layouts((p.max_position, p.rotary_dim), last_dim_contiguous=False))
+    cache = draw(layouts_of(s.cache, (p.max_position, p.rotary_dim)))
     buffers["cos_sin_cache"] = Buffer(cache.buffer_shape, p.dtype)
     args = {
         "positions": View("positions", positions.ops),
@@ -128,7 +165,14 @@ def rope_cases(
         "is_neox": p.is_neox,
     }
     seed = draw(st.integers(0, 2**32 - 1))
-    return Case(buffers, args, seed=seed, label=f"{p.ndim}-D {layout}")
+    return Case(buffers, args, seed=seed, label=f"{p.ndim}-D {s.layout}")
+
+
+def rope_cases(
+    ndims: tuple[int, ...] = (2, 3, 4), layouts: tuple[str, ...] = LAYOUTS
+) -> st.SearchStrategy[Case]:
+    """Cases for ``op(positions, query, key, head_size, cos_sin_cache, is_neox)``."""
+    return rope_structures(ndims, layouts).flatmap(rope_cases_of)
 
 
 def fused_qkv_seed_case() -> Case:

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import torch
 from hypothesis import find, given, settings
+from hypothesis import strategies as st
 
 from oracles.case import Case
-from oracles.rope_cases import HEAD_SIZES, fused_qkv_seed_case, rope_cases
+from oracles.rope_cases import (
+    HEAD_SIZES,
+    fused_qkv_seed_case,
+    rope_cases,
+    rope_cases_of,
+    rope_structures,
+)
+from oracles.signature import signature_of
 
 
 def bound(case: Case) -> dict:
@@ -86,3 +94,11 @@ def test_materializing_twice_gives_equal_independent_tensors():
     first, second = case.allocate(), case.allocate()
     assert torch.equal(first["qkv"], second["qkv"])
     assert first["qkv"].data_ptr() != second["qkv"].data_ptr()
+
+
+@settings(max_examples=30)
+@given(structure=rope_structures(), data=st.data())
+def test_a_structure_fixes_the_signature_whatever_the_sizes(structure, data):
+    first = data.draw(rope_cases_of(structure))
+    second = data.draw(rope_cases_of(structure))
+    assert signature_of(first)[0] == signature_of(second)[0]
