@@ -7,7 +7,9 @@ Measures, on one list of Cases drawn once for ``rotary_embedding_functional``:
 - the suite's fake check against ``torch.library.opcheck`` with only
   ``test_faketensor``, on the same inputs;
 - the suite's Inductor check with a cold cache and again with a warm one,
-  and with one dynamic-shape compile per Signature;
+  with one dynamic-shape compile per Signature, and the same over Cases
+  drawn in batches that share a structure (the rows after it use other
+  Cases: the batches);
 - a naive baseline that resets Dynamo and compiles every example;
 - a bare Hypothesis-style loop: one ``torch.compile(dynamic=True)`` of the
   same program, called per Case and compared with ``torch.equal`` (the
@@ -35,10 +37,13 @@ from oracles.compile import compiled_programs, use_cache_root
 from oracles.findings import ConformanceFailure
 from oracles.modes import program_of
 from oracles.properties import run_property
+from oracles.rope_cases import rope_cases_of, rope_structures
 from oracles.signature import bind, signature_of
 from suites import rope, zoo
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
+# Cases drawn per rope structure for the batched row.
+BATCH = 20
 
 
 def draw_cases(strategy, count: int) -> list:
@@ -189,6 +194,20 @@ def main() -> None:
             timed(
                 "inductor check, dynamic per Signature",
                 cases,
+                lambda c: check_inductor(spec, c, dynamic=True),
+                lambda: compiled_programs().compiles,
+            )
+        )
+        use_cache_root(Path(cache) / "batched")
+        batched = [
+            case
+            for structure in draw_cases(rope_structures(), max(1, len(cases) // BATCH))
+            for case in draw_cases(rope_cases_of(structure), BATCH)
+        ]
+        rows.append(
+            timed(
+                f"inductor check, dynamic, {BATCH} sizes per structure",
+                batched,
                 lambda c: check_inductor(spec, c, dynamic=True),
                 lambda: compiled_programs().compiles,
             )
