@@ -30,8 +30,8 @@ class Buffer:
 
     def allocate(self, generator: torch.Generator) -> torch.Tensor:
         if self.fill == "normal":
-            data = torch.randn(self.shape, generator=generator, dtype=torch.float64)
-            return data.to(self.dtype)
+            wide = torch.float64 if self.dtype == torch.float64 else torch.float32
+            return torch.randn(self.shape, generator=generator, dtype=wide).to(self.dtype)
         kind, low, high = self.fill
         assert kind == "randint", f"unknown fill {self.fill!r}"
         return torch.randint(low, high, self.shape, generator=generator, dtype=self.dtype)
