@@ -1,9 +1,9 @@
 """The Modes a Case runs in, each giving an Observation.
 
 - ``eager``: the op called on real tensors.
-- ``fake``: the op called under FakeTensorMode on fake buffers of the same
-  shapes and dtypes, with the views made again on them, so q and k of one
-  qkv buffer share fake storage as the real ones share a buffer.
+- ``fake``: the op called under FakeTensorMode on the Case's arguments,
+  converted to fakes by one converter, so q and k of one qkv buffer share
+  fake storage as the real ones share a buffer.
 - ``program``: the spec's program (the op and the code around it) run
   eagerly, and ``inductor``: the same program compiled by Inductor with
   ``fullgraph=True``, the views made inside the graph.
@@ -75,22 +75,25 @@ def run_eager(spec: Spec, case: Case, snapshot: bool = True) -> Observation:
 
 
 def run_fake(spec: Spec, case: Case) -> Observation:
-    mode = FakeTensorMode()
     op = spec.resolve()
-    with mode:
-        # Fake buffers, made in the mode; the views made on them share their
-        # fake storage as the real views share a buffer.
-        fakes = {
-            name: torch.empty(buffer.shape, dtype=buffer.dtype)
-            for name, buffer in case.buffers.items()
-        }
-        args = case.bind(fakes)
+    # Values do not matter to a fake: empty buffers, viewed eagerly, then every
+    # tensor converted by one converter, which keeps views of one buffer
+    # sharing fake storage as q and k share qkv.
+    buffers = {
+        name: torch.empty(buffer.shape, dtype=buffer.dtype) for name, buffer in case.buffers.items()
+    }
+    mode = FakeTensorMode()
+    convert = mode.from_tensor
+    args = {
+        name: convert(value) if isinstance(value, torch.Tensor) else value
+        for name, value in case.bind(buffers).items()
+    }
 
     def call():
         with mode:
             return op(**args)
 
-    return _observe("fake", call, args, fakes, {})
+    return _observe("fake", call, args, {}, {})
 
 
 def program_of(spec: Spec, case: Case) -> tuple[list[str], Callable[..., Any]]:
