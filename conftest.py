@@ -12,22 +12,19 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 
 pytest_plugins = ["reports.plugin"]
 
-settings.register_profile("dev", max_examples=20, deadline=None, database=None)
+# Generating a Case can be slow while compiles load both cores: that is the
+# machine, not the strategy, so the slowness health check is off everywhere.
+_PATIENT = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("dev", max_examples=20, database=None, **_PATIENT)
 settings.register_profile(
-    "ci",
-    max_examples=100,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
+    "ci", max_examples=100, derandomize=True, database=None, print_blob=True, **_PATIENT
 )
 settings.register_profile(
     "nightly",
     max_examples=1000,
-    deadline=None,
     database=DirectoryBasedExampleDatabase(".hypothesis/examples"),
     print_blob=True,
+    **_PATIENT,
 )
 settings.load_profile("dev")
 

@@ -1,9 +1,10 @@
 """Run a check as a Hypothesis property over a spec's Cases.
 
 The property fails with a :class:`~oracles.findings.ConformanceFailure`
-listing every Finding, which Hypothesis shrinks to a minimal Case. Compiled
-checks cost seconds an example, so they run a share of the profile's
-examples (the spec's explicit examples always run).
+listing every Finding, which Hypothesis shrinks to a minimal Case. The
+spec's explicit examples always run first. Every check runs the profile's
+number of examples; compiled ones have no deadline and no slowness health
+check, since a cold compile costs a second.
 """
 
 from __future__ import annotations
@@ -16,19 +17,10 @@ from oracles.checks import CHECKS, op_name
 from oracles.findings import ConformanceFailure, Finding
 from oracles.spec import Spec
 
-COMPILED_CHECKS = frozenset({"inductor"})
-# One compiled example costs about as much as this many uncompiled ones.
-COMPILED_SHARE = 8
 
-
-def check_settings(check: str, base: settings | None = None) -> settings:
-    base = base or settings()
-    examples = base.max_examples
-    if check in COMPILED_CHECKS:
-        examples = max(1, examples // COMPILED_SHARE)
+def check_settings(base: settings | None = None) -> settings:
     return settings(
-        base,
-        max_examples=examples,
+        base or settings(),
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
@@ -64,7 +56,7 @@ def run_property(
         test = given(case=spec.cases)(prop)
         for case in reversed(spec.examples):
             test = example(case=case)(test)
-        test = check_settings(check, base)(test)
+        test = check_settings(base)(test)
         # One example database entry per spec and check, not one for all.
         test.hypothesis.inner_test._hypothesis_internal_add_digest = f"{spec.name}/{check}".encode()
         try:
