@@ -90,3 +90,14 @@ def test_missing_fake_is_a_finding_not_a_crash():
 def test_overrun_is_reported_as_a_write_outside_the_slice():
     message = failure(zoo_spec("rope_overrun"), "schema")
     assert "of buffer 'qkv' outside every argument's view (first at [0, 5120]" in message
+
+
+def test_a_fake_that_raises_is_not_reported_as_missing():
+    def broken_fake(positions, query, key, head_size, cos_sin_cache, is_neox):
+        raise RuntimeError("fake fell over")
+
+    spec = dataclasses.replace(zoo_spec("rope_returns_inputs_gemma4_fake"), fake=broken_fake)
+    message = failure(spec, "fake")
+    assert "the fake raised where the real kernel did not: RuntimeError" in message
+    assert "fake fell over" in message
+    assert "has no fake" not in message
