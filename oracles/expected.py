@@ -13,13 +13,17 @@ import torch
 
 from oracles.case import Case
 from oracles.modes import flatten_outputs
-from oracles.reference import Expected
+from oracles.reference import Expectation, Expected
 from oracles.spec import Spec
 
 
-def _program_in_float64(spec: Spec, case: Case, field: str) -> tuple[Any, dict[str, torch.Tensor]]:
-    originals = case.allocate()
-    expectation = spec.reference(**case.bind(originals))
+def _program_in_float64(
+    spec: Spec,
+    case: Case,
+    originals: dict[str, torch.Tensor],
+    expectation: Expectation,
+    field: str,
+) -> tuple[Any, dict[str, torch.Tensor]]:
     buffers = {
         name: (b.to(torch.float64) if b.is_floating_point() else b.clone())
         for name, b in originals.items()
@@ -40,8 +44,10 @@ def _program_in_float64(spec: Spec, case: Case, field: str) -> tuple[Any, dict[s
 
 
 def expected_program(spec: Spec, case: Case) -> tuple[tuple | None, dict[str, Expected]]:
-    values, value_buffers = _program_in_float64(spec, case, "value")
-    scales, scale_buffers = _program_in_float64(spec, case, "scale")
+    originals = case.allocate()
+    expectation = spec.reference(**case.bind(originals))
+    values, value_buffers = _program_in_float64(spec, case, originals, expectation, "value")
+    scales, scale_buffers = _program_in_float64(spec, case, originals, expectation, "scale")
     values, scales = flatten_outputs(values), flatten_outputs(scales)
     outputs = (
         None

@@ -1,0 +1,44 @@
+"""Check-level Findings: an op that crashes, a reference that disagrees in form."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import torch
+
+from oracles import reference
+from oracles.case import Buffer, Case, View
+from oracles.checks import check_reference
+from oracles.rope_cases import fused_qkv_seed_case
+from suites import rope
+from tests.zoo_helpers import needs_kernels
+
+pytestmark = needs_kernels
+
+
+def _spec(name: str):
+    [spec] = [s for s in rope.SPECS if s.name == name]
+    spec.prepare()
+    return spec
+
+
+def test_an_op_that_raises_on_a_generated_case_is_a_crash_finding():
+    seed = fused_qkv_seed_case()
+    transposed = dict(seed.args, query=View("q", (("permute", (1, 0)),)))
+    case = Case({**seed.buffers, "q": Buffer((4096, 32), torch.bfloat16)}, transposed)
+    [finding] = check_reference(_spec("rotary_embedding"), case)
+    assert finding.verdict == "crash"
+    assert "conformance.rotary_embedding.default raised in eager mode" in finding.message
+    assert "the last dimension of query must be contiguous" in finding.message
+    assert check_reference(_spec("rotary_embedding"), seed) == []
+
+
+def test_a_reference_with_another_number_of_outputs_is_reported():
+    spec = dataclasses.replace(
+        _spec("rotary_embedding_functional"), reference=reference.rope_writes
+    )
+    messages = [f.message for f in check_reference(spec, fused_qkv_seed_case())]
+    assert (
+        "conformance.rotary_embedding_functional.default returns 2 output(s) but the "
+        "reference gives 0"
+    ) in messages
