@@ -93,14 +93,17 @@ class Case:
         index = torch.arange(_numel(shape)).view(shape)
         return apply_view_ops(index, view.ops).reshape(-1)
 
-    def describe(self) -> str:
-        """A one-line account of the arguments: shapes, strides, offsets."""
-        buffers = {
+    def meta_buffers(self) -> dict[str, torch.Tensor]:
+        """The buffers on the meta device: shapes and strides without data."""
+        return {
             name: torch.empty(buf.shape, dtype=buf.dtype, device="meta")
             for name, buf in self.buffers.items()
         }
+
+    def describe(self) -> str:
+        """A one-line account of the arguments: shapes, strides, offsets."""
         parts = []
-        for name, value in self.bind(buffers).items():
+        for name, value in self.bind(self.meta_buffers()).items():
             if isinstance(value, torch.Tensor):
                 parts.append(
                     f"{name}={_dtype_name(value.dtype)}{list(value.shape)}"

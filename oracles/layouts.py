@@ -4,9 +4,9 @@ Every layout is a buffer plus view operations (see ``oracles.case``): the
 buffer is allocated in memory order with padding on some dimensions, narrowed
 back to the wanted sizes (gaps between rows, a storage offset), permuted into
 logical order, and for read-only inputs some dimensions are broadcast with
-stride 0. A layout is drawn in two stages, its LayoutStructure (what a
-compiled program specializes on) and then its sizes, so one structure can be
-drawn again at other sizes.
+stride 0. A layout is drawn in stages: its LayoutStructure (what a
+compiled program specializes on), then a LayoutPlan (the padding), then
+its sizes, so one structure or plan can be drawn again at other sizes.
 """
 
 from __future__ import annotations
@@ -56,24 +56,50 @@ def layout_structures(
     return LayoutStructure(tuple(order), padded, frozenset(broadcast))
 
 
+@dataclasses.dataclass(frozen=True)
+class LayoutPlan:
+    """A LayoutStructure with its padding drawn: gives a Layout of any shape.
+
+    ``pads`` holds, per memory position, the extra length of the buffer and
+    where the view starts in it ((0, 0) where unpadded), so the Layouts of
+    one plan differ only in the sizes of the view.
+    """
+
+    structure: LayoutStructure
+    pads: tuple[tuple[int, int], ...]
+
+    def of(self, shape: tuple[int, ...]) -> Layout:
+        structure = self.structure
+        buffer_shape, ops = [], []
+        for position, (dim, (pad, start)) in enumerate(
+            zip(structure.order, self.pads, strict=True)
+        ):
+            size = 1 if dim in structure.broadcast else shape[dim]
+            buffer_shape.append(size + pad)
+            if pad:
+                ops.append(("narrow", position, start, size))
+        inverse = tuple(structure.order.index(d) for d in range(len(shape)))
+        if inverse != tuple(range(len(shape))):
+            ops.append(("permute", inverse))
+        if structure.broadcast:
+            ops.append(("expand", tuple(shape)))
+        return Layout(tuple(buffer_shape), tuple(ops))
+
+
 @st.composite
+def layout_plans(draw: st.DrawFn, structure: LayoutStructure, max_pad: int = 3) -> LayoutPlan:
+    pads = []
+    for padded in structure.padded:
+        pad = draw(st.integers(1, max_pad)) if padded else 0
+        pads.append((pad, draw(st.integers(0, pad)) if pad else 0))
+    return LayoutPlan(structure, tuple(pads))
+
+
 def layouts_of(
-    draw: st.DrawFn, structure: LayoutStructure, shape: tuple[int, ...], max_pad: int = 3
-) -> Layout:
-    """A Layout of ``structure`` giving a view of ``shape``."""
-    buffer_shape, ops = [], []
-    for position, dim in enumerate(structure.order):
-        size = 1 if dim in structure.broadcast else shape[dim]
-        pad = draw(st.integers(1, max_pad)) if structure.padded[position] else 0
-        buffer_shape.append(size + pad)
-        if pad:
-            ops.append(("narrow", position, draw(st.integers(0, pad)), size))
-    inverse = tuple(structure.order.index(d) for d in range(len(shape)))
-    if inverse != tuple(range(len(shape))):
-        ops.append(("permute", inverse))
-    if structure.broadcast:
-        ops.append(("expand", tuple(shape)))
-    return Layout(tuple(buffer_shape), tuple(ops))
+    structure: LayoutStructure, shape: tuple[int, ...], max_pad: int = 3
+) -> st.SearchStrategy[Layout]:
+    """Layouts of ``structure`` giving a view of ``shape``."""
+    return layout_plans(structure, max_pad).map(lambda plan: plan.of(shape))
 
 
 def strided_layouts(

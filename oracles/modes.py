@@ -20,7 +20,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 
 from oracles.case import Case
 from oracles.compile import compiled_programs
-from oracles.signature import bind, signature_of
+from oracles.signature import BatchSignature, bind, signature_of
 from oracles.spec import Spec
 
 
@@ -65,28 +65,39 @@ def _observe(mode: str, call: Callable[[], Any], args, buffers, before) -> Obser
     )
 
 
-def run_eager(spec: Spec, case: Case, snapshot: bool = True) -> Observation:
-    """``snapshot=False`` skips the copy of the buffers before the call."""
-    buffers = case.allocate()
+def run_eager(
+    spec: Spec,
+    case: Case,
+    snapshot: bool = True,
+    buffers: dict[str, torch.Tensor] | None = None,
+) -> Observation:
+    """``snapshot=False`` skips the copy of the buffers before the call;
+    ``buffers`` are the Case's, already allocated."""
+    buffers = case.allocate() if buffers is None else buffers
     before = _snapshot(buffers) if snapshot else {}
     args = case.bind(buffers)
     op = spec.resolve()
     return _observe("eager", lambda: op(**args), args, buffers, before)
 
 
-def run_fake(spec: Spec, case: Case) -> Observation:
+def run_fake(spec: Spec, case: Case, real_args: dict[str, Any] | None = None) -> Observation:
+    """The op on fakes of ``real_args`` (converted before any real call can
+    change them), or of the Case's views of empty buffers."""
     op = spec.resolve()
-    # Values do not matter to a fake: empty buffers, viewed eagerly, then every
-    # tensor converted by one converter, which keeps views of one buffer
-    # sharing fake storage as q and k share qkv.
-    buffers = {
-        name: torch.empty(buffer.shape, dtype=buffer.dtype) for name, buffer in case.buffers.items()
-    }
+    # Values do not matter to a fake. Every tensor is converted by one
+    # converter, which keeps views of one buffer sharing fake storage as q
+    # and k share qkv.
+    if real_args is None:
+        buffers = {
+            name: torch.empty(buffer.shape, dtype=buffer.dtype)
+            for name, buffer in case.buffers.items()
+        }
+        real_args = case.bind(buffers)
     mode = FakeTensorMode()
     convert = mode.from_tensor
     args = {
         name: convert(value) if isinstance(value, torch.Tensor) else value
-        for name, value in case.bind(buffers).items()
+        for name, value in real_args.items()
     }
 
     def call():
@@ -115,13 +126,19 @@ def run_program(spec: Spec, case: Case) -> Observation:
     return _observe("program", lambda: program(*(buffers[n] for n in names)), {}, buffers, before)
 
 
-def run_inductor(spec: Spec, case: Case, dynamic: bool = False) -> Observation:
+def run_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) -> Observation:
     """The program compiled by Inductor, the Case's sizes passed as inputs.
 
-    Static (``dynamic=False``): one compile per Signature and sizes.
-    Dynamic: one compile per Signature, reused across sizes.
+    Alone, a Case compiles statically: one compile per Signature and sizes.
+    In a ``batch``, one compile serves every Case of the batch, symbolic only
+    in what varies across it.
     """
-    signature, sizes = signature_of(case)
+    if batch is None:
+        signature, sizes = signature_of(case)
+        specialized, dynamic = sizes, False
+    else:
+        signature, sizes = batch.signature, batch.sizes(case)
+        specialized, dynamic = (batch.dynamic, batch.static_dims), True
     names = signature.buffer_names
     op = spec.resolve()
 
@@ -132,10 +149,12 @@ def run_inductor(spec: Spec, case: Case, dynamic: bool = False) -> Observation:
 
         return program
 
-    key = (spec.name, spec.op, spec.program, signature, None if dynamic else sizes)
+    key = (spec.name, spec.op, spec.program, signature, specialized)
     compiled = compiled_programs().get(key, spec.overload, make, dynamic)
     buffers = case.allocate()
     before = _snapshot(buffers)
+    if batch is not None:
+        batch.mark_static(buffers)
     evidence = []
 
     def call() -> Any:

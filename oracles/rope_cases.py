@@ -6,6 +6,11 @@ positions, a cos/sin cache and a layout: contiguous buffers, column slices of
 a fused QKV buffer (``qkv.split(...)``), or independently strided views with
 gaps, permuted heads and storage offsets; 2-D ``[T, H*D]``, 3-D ``[T, H, D]``
 or 4-D ``[B, S, H, D]``.
+
+A Case is drawn in three stages: a RopeStructure (what any compiled program
+specializes on), a RopeModel (the model's dimensions and padding, constants
+in a serving stack's compiled code), then token counts, cache length and
+values. A batch is many Cases of one RopeModel.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import torch
 from hypothesis import strategies as st
 
 from oracles.case import Buffer, Case, View
-from oracles.layouts import LayoutStructure, layout_structures, layouts_of
+from oracles.layouts import LayoutPlan, LayoutStructure, layout_plans, layout_structures
 
 HEAD_SIZES = (64, 80, 128, 256)
 DTYPES = (torch.float32, torch.bfloat16, torch.float16)
@@ -84,12 +89,28 @@ def rope_structures(
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class RopeModel:
+    """A RopeStructure with a model's dimensions and padding drawn.
+
+    What a serving stack compiles as constants: head counts, rotary dim, the
+    fused QKV buffer's gap, each view's padding. Its Cases differ in token
+    counts, cache length and values, as a model's calls do.
+    """
+
+    structure: RopeStructure
+    num_heads: int
+    num_kv_heads: int
+    rotary_dim: int
+    qkv_gap: int
+    query: LayoutPlan | None  # strided layout only
+    key: LayoutPlan | None
+    positions: LayoutPlan
+    cache: LayoutPlan
+
+
 @st.composite
-def _rope_params(draw: st.DrawFn, s: RopeStructure) -> RopeParams:
-    if s.ndim == 4:
-        tokens = (draw(st.integers(1, 3)), draw(st.integers(1, 8)))
-    else:
-        tokens = (draw(st.integers(1, 48)),)
+def rope_models(draw: st.DrawFn, s: RopeStructure) -> RopeModel:
     rotary_dim = draw(
         st.one_of(
             st.just(s.head_size),
@@ -97,16 +118,16 @@ def _rope_params(draw: st.DrawFn, s: RopeStructure) -> RopeParams:
         )
     )
     num_kv_heads = draw(st.integers(1, 4))
-    return RopeParams(
-        ndim=s.ndim,
-        tokens=tokens,
+    return RopeModel(
+        structure=s,
         num_heads=num_kv_heads * draw(st.sampled_from((1, 2, 4))),
         num_kv_heads=num_kv_heads,
-        head_size=s.head_size,
         rotary_dim=rotary_dim,
-        is_neox=s.is_neox,
-        dtype=s.dtype,
-        max_position=draw(st.integers(1, 512)),
+        qkv_gap=draw(st.sampled_from((1, 8))) if s.qkv_gap else 0,
+        query=draw(layout_plans(s.query)) if s.query else None,
+        key=draw(layout_plans(s.key)) if s.key else None,
+        positions=draw(layout_plans(s.positions)),
+        cache=draw(layout_plans(s.cache)),
     )
 
 
@@ -125,36 +146,50 @@ def _fused_qkv(p: RopeParams, gap: int) -> tuple[dict, dict]:
     return buffers, views
 
 
-@st.composite
-def _qk_views(draw: st.DrawFn, s: RopeStructure, p: RopeParams) -> tuple[dict, dict]:
-    if s.layout == "fused_qkv":
-        return _fused_qkv(p, draw(st.sampled_from((1, 8))) if s.qkv_gap else 0)
+def _qk_views(m: RopeModel, p: RopeParams) -> tuple[dict, dict]:
+    if m.structure.layout == "fused_qkv":
+        return _fused_qkv(p, m.qkv_gap)
     buffers, views = {}, {}
-    for name, heads, structure in (
-        ("query", p.num_heads, s.query),
-        ("key", p.num_kv_heads, s.key),
+    for name, heads, plan in (
+        ("query", p.num_heads, m.query),
+        ("key", p.num_kv_heads, m.key),
     ):
         shape = p.heads_shape(heads)
-        if structure is None:
+        if plan is None:
             buffers[name] = Buffer(shape, p.dtype)
             views[name] = View(name)
         else:
-            strided = draw(layouts_of(structure, shape))
+            strided = plan.of(shape)
             buffers[name] = Buffer(strided.buffer_shape, p.dtype)
             views[name] = View(name, strided.ops)
     return buffers, views
 
 
 @st.composite
-def rope_cases_of(draw: st.DrawFn, s: RopeStructure) -> Case:
-    """Cases of one RopeStructure at sizes Hypothesis draws."""
-    p = draw(_rope_params(s))
-    buffers, views = draw(_qk_views(s, p))
-    positions = draw(layouts_of(s.positions, p.tokens))
+def rope_cases_of(draw: st.DrawFn, m: RopeModel) -> Case:
+    """Cases of one RopeModel: token counts, cache length and values drawn."""
+    s = m.structure
+    if s.ndim == 4:
+        tokens = (draw(st.integers(1, 3)), draw(st.integers(1, 8)))
+    else:
+        tokens = (draw(st.integers(1, 48)),)
+    p = RopeParams(
+        ndim=s.ndim,
+        tokens=tokens,
+        num_heads=m.num_heads,
+        num_kv_heads=m.num_kv_heads,
+        head_size=s.head_size,
+        rotary_dim=m.rotary_dim,
+        is_neox=s.is_neox,
+        dtype=s.dtype,
+        max_position=draw(st.integers(1, 512)),
+    )
+    buffers, views = _qk_views(m, p)
+    positions = m.positions.of(p.tokens)
     buffers["positions"] = Buffer(
         positions.buffer_shape, torch.int64, ("randint", 0, p.max_position)
     )
-    cache = draw(layouts_of(s.cache, (p.max_position, p.rotary_dim)))
+    cache = m.cache.of((p.max_position, p.rotary_dim))
     buffers["cos_sin_cache"] = Buffer(cache.buffer_shape, p.dtype)
     args = {
         "positions": View("positions", positions.ops),
@@ -172,7 +207,18 @@ def rope_cases(
     ndims: tuple[int, ...] = (2, 3, 4), layouts: tuple[str, ...] = LAYOUTS
 ) -> st.SearchStrategy[Case]:
     """Cases for ``op(positions, query, key, head_size, cos_sin_cache, is_neox)``."""
-    return rope_structures(ndims, layouts).flatmap(rope_cases_of)
+    return rope_structures(ndims, layouts).flatmap(rope_models).flatmap(rope_cases_of)
+
+
+def rope_batches(
+    size: int, ndims: tuple[int, ...] = (2, 3, 4), layouts: tuple[str, ...] = LAYOUTS
+) -> st.SearchStrategy[list[Case]]:
+    """Batches of ``size`` Cases of one RopeModel, which one compiled program serves."""
+    return (
+        rope_structures(ndims, layouts)
+        .flatmap(rope_models)
+        .flatmap(lambda m: st.lists(rope_cases_of(m), min_size=size, max_size=size))
+    )
 
 
 def fused_qkv_seed_case() -> Case:

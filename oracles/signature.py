@@ -5,6 +5,11 @@ and ranks, the structure of every view (which operations, on which
 dimensions), plain argument values — and leaves out every size, offset and
 length, which the compiled program receives as int inputs. Cases that share
 a Signature share one compiled program, whatever sizes Hypothesis drew.
+
+A batch of Cases sharing a Signature compiles once for all of them: what is
+equal across the batch is frozen into the program (sizes as constants,
+buffer dimensions marked static), and only what varies stays symbolic, as a
+serving stack marks its token count dynamic and nothing else.
 """
 
 from __future__ import annotations
@@ -29,10 +34,10 @@ _SIZE_PARAMS = {
 
 
 @dataclasses.dataclass(frozen=True)
-class Sizes:
-    """A placeholder for ``count`` size inputs (``None``: a single int)."""
+class Size:
+    """A placeholder for the program's size input number ``index``."""
 
-    count: int | None
+    index: int
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,20 +50,22 @@ class Signature:
         return [name for name, _, _ in self.buffers]
 
 
+def _placeholder(value: int, sizes: list[int]) -> Size:
+    sizes.append(value)
+    return Size(len(sizes) - 1)
+
+
 def _template(ops: tuple, sizes: list[int]) -> tuple:
     template = []
     for name, *params in ops:
-        kinds = _SIZE_PARAMS[name]
         entry = [name]
-        for is_size, value in zip(kinds, params, strict=False):
+        for is_size, value in zip(_SIZE_PARAMS[name], params, strict=False):
             if not is_size:
                 entry.append(value)
             elif isinstance(value, (tuple, list)):
-                sizes.extend(value)
-                entry.append(Sizes(len(value)))
+                entry.append(tuple(_placeholder(v, sizes) for v in value))
             else:
-                sizes.append(value)
-                entry.append(Sizes(None))
+                entry.append(_placeholder(value, sizes))
         template.append(tuple(entry))
     return tuple(template)
 
@@ -79,22 +86,79 @@ def signature_of(case: Case) -> tuple[Signature, tuple[int, ...]]:
     return Signature(buffers, args), tuple(sizes)
 
 
+def _map_sizes(signature: Signature, fill: Any) -> dict[str, Any]:
+    """``signature``'s arguments with every Size replaced by ``fill(size)``."""
+
+    def param(value: Any) -> Any:
+        if isinstance(value, Size):
+            return fill(value)
+        if isinstance(value, tuple):
+            return tuple(param(v) for v in value)
+        return value
+
+    return {
+        name: View(value.buffer, tuple((op, *map(param, params)) for op, *params in value.ops))
+        if isinstance(value, View)
+        else value
+        for name, value in signature.args
+    }
+
+
 def bind(signature: Signature, buffers: Mapping[str, Any], sizes: Sequence[Any]) -> dict[str, Any]:
     """The op's arguments made from ``buffers``, with ``sizes`` put back in place."""
-    remaining = iter(sizes)
+    return {
+        name: apply_view_ops(buffers[value.buffer], value.ops) if isinstance(value, View) else value
+        for name, value in _map_sizes(signature, lambda size: sizes[size.index]).items()
+    }
 
-    def fill(param: Any) -> Any:
-        if not isinstance(param, Sizes):
-            return param
-        if param.count is None:
-            return next(remaining)
-        return tuple(next(remaining) for _ in range(param.count))
 
-    args = {}
-    for name, value in signature.args:
-        if isinstance(value, View):
-            ops = tuple((op, *(fill(p) for p in params)) for op, *params in value.ops)
-            args[name] = apply_view_ops(buffers[value.buffer], ops)
-        else:
-            args[name] = value
-    return args
+@dataclasses.dataclass(frozen=True)
+class BatchSignature:
+    """What one compiled program of a batch specializes on.
+
+    ``signature`` has the sizes equal across the batch frozen in as
+    constants; ``dynamic`` lists, in input order, the positions (in
+    ``signature_of``'s sizes) of those that vary; ``static_dims`` the
+    buffer dimensions equal across the batch, as (buffer, dim, size).
+    """
+
+    signature: Signature
+    dynamic: tuple[int, ...]
+    static_dims: tuple[tuple[str, int, int], ...]
+
+    def sizes(self, case: Case) -> tuple[int, ...]:
+        """The program's size inputs for ``case``."""
+        all_sizes = signature_of(case)[1]
+        return tuple(all_sizes[i] for i in self.dynamic)
+
+    def mark_static(self, buffers: Mapping[str, torch.Tensor]) -> None:
+        for name, dim, _ in self.static_dims:
+            torch._dynamo.mark_static(buffers[name], dim)
+
+
+class BatchError(ValueError):
+    """The Cases of a batch do not share a Signature."""
+
+
+def batch_signature(cases: Sequence[Case]) -> BatchSignature:
+    """The BatchSignature of Cases that share a Signature."""
+    drawn = [signature_of(case) for case in cases]
+    signature = drawn[0][0]
+    if any(other != signature for other, _ in drawn[1:]):
+        raise BatchError("the Cases of a batch must share one Signature (one structure)")
+    columns = list(zip(*(sizes for _, sizes in drawn), strict=True))
+    dynamic = tuple(i for i, column in enumerate(columns) if len(set(column)) > 1)
+    inputs = {position: index for index, position in enumerate(dynamic)}
+    first = drawn[0][1]
+    frozen = _map_sizes(
+        signature,
+        lambda size: Size(inputs[size.index]) if size.index in inputs else first[size.index],
+    )
+    static_dims = tuple(
+        (name, dim, shapes[0][dim])
+        for name in sorted(cases[0].buffers)
+        for shapes in [[case.buffers[name].shape for case in cases]]
+        for dim in range(len(shapes[0]))
+        if len({shape[dim] for shape in shapes}) == 1
+    )
+    return BatchSignature(Signature(signature.buffers, tuple(frozen.items())), dynamic, static_dims)

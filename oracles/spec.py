@@ -58,6 +58,10 @@ class Spec:
       a candidate fake without editing the op's registration).
     - ``prepare``: called once before the spec runs (build kernels, register
       fakes); raise :class:`Unavailable` to skip with a reason.
+    - ``batches``: ``batches(n)``, a strategy of lists of ``n`` Cases that
+      share a Signature (one model's calls at other token counts). The
+      Inductor check then compiles once per batch, with dynamic shapes in
+      what varies across it. None: every Case compiles on its own.
     """
 
     name: str
@@ -71,6 +75,7 @@ class Spec:
     examples: tuple[Case, ...] = ()
     fake: Callable | None = None
     prepare: Callable[[], None] | None = None
+    batches: Callable[[int], SearchStrategy] | None = None
 
     def resolve(self) -> Callable:
         """The op as a callable: a qualified name is looked up in torch.ops."""
@@ -148,6 +153,8 @@ def validate(spec: Any, where: str) -> Spec:
     bad = [e for e in spec.examples if not isinstance(e, Case)]
     if bad:
         problems.append(f"examples must be Cases, got {type(bad[0]).__name__}")
+    if spec.batches is not None and not callable(spec.batches):
+        problems.append("batches must be callable as batches(n), or None")
     if spec.fake is not None and not isinstance(spec.op, str) and spec.overload is None:
         problems.append("fake needs op to be a torch.ops overload")
     if problems:

@@ -10,7 +10,7 @@ import torch
 from kernels import rope
 from kernels.build import KernelsUnavailable
 from oracles import reference
-from oracles.rope_cases import fused_qkv_seed_case, rope_cases
+from oracles.rope_cases import fused_qkv_seed_case, rope_batches, rope_cases
 from oracles.spec import Spec, Unavailable
 
 # A C++ kernel computes in float and rounds once per product and difference:
@@ -43,6 +43,7 @@ def rope_spec(name: str, op: Any, **fields: Any) -> Spec:
     """A rope-family Spec: the rope Cases, the seed's example, the rope program."""
     defaults = {
         "cases": rope_cases(),
+        "batches": rope_batches,
         "reference": reference.rope_outputs,
         "ulp_budget": ROPE_ULP_BUDGET,
         "program": consume_rotated,

@@ -10,11 +10,13 @@ from oracles.case import Case
 from oracles.rope_cases import (
     HEAD_SIZES,
     fused_qkv_seed_case,
+    rope_batches,
     rope_cases,
     rope_cases_of,
+    rope_models,
     rope_structures,
 )
-from oracles.signature import signature_of
+from oracles.signature import batch_signature, signature_of
 
 # Deterministic and patient: a layout that exists must always be found.
 FIND = settings(max_examples=5000, derandomize=True, database=None)
@@ -102,6 +104,28 @@ def test_materializing_twice_gives_equal_independent_tensors():
 @settings(max_examples=30)
 @given(structure=rope_structures(), data=st.data())
 def test_a_structure_fixes_the_signature_whatever_the_sizes(structure, data):
-    first = data.draw(rope_cases_of(structure))
-    second = data.draw(rope_cases_of(structure))
+    first = data.draw(rope_models(structure).flatmap(rope_cases_of))
+    second = data.draw(rope_models(structure).flatmap(rope_cases_of))
     assert signature_of(first)[0] == signature_of(second)[0]
+
+
+def model_dims(case: Case) -> tuple:
+    """What a model fixes: everything but the token dimensions and cache rows."""
+    args = case.bind(case.meta_buffers())
+    tokens = args["positions"].dim()
+    return (
+        args["query"].shape[tokens:],
+        args["key"].shape[tokens:],
+        args["query"].dtype,
+        args["cos_sin_cache"].shape[1],
+        args["head_size"],
+        args["is_neox"],
+    )
+
+
+@settings(max_examples=30)
+@given(batch=rope_batches(6))
+def test_a_batch_is_one_model_at_other_token_counts(batch):
+    assert len(batch) == 6
+    assert len({model_dims(case) for case in batch}) == 1
+    batch_signature(batch)  # raises unless the Cases share a Signature

@@ -1,0 +1,60 @@
+"""Known compiler faults: upstream bugs the suite found, matched on evidence.
+
+A Finding that a known fault explains stays in the report, as a non-blocking
+Finding that names the fault, but only on the torch releases the fault is
+known to affect and only when the evidence fits it; anything else stays
+blocking. ``tests/test_compiler_faults.py`` checks on every release that
+each fault reproduces exactly where its entry says, so a fixed release (or
+a newly affected one) fails that test until the entry is brought up to date.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import torch
+
+from oracles.findings import Finding
+
+
+@dataclasses.dataclass(frozen=True)
+class KnownFault:
+    name: str
+    releases: tuple[str, ...]  # torch version prefixes it affects, such as "2.13."
+    summary: str
+    repro: str  # the test that reproduces it with plain torch.compile
+
+    def affects(self, version: str = torch.__version__) -> bool:
+        return version.startswith(self.releases)
+
+    def explain(self, finding: Finding) -> Finding:
+        """``finding``, demoted to a non-blocking report of this fault."""
+        return Finding(
+            "known compiler fault",
+            f"{finding} (explained by the known Inductor fault {self.name!r} of torch "
+            f"{torch.__version__}: {self.summary}; repro: {self.repro})",
+            blocking=False,
+        )
+
+
+DYNAMIC_WRITE_BACK = KnownFault(
+    name="dynamic-shape write-back",
+    releases=("2.13.",),
+    summary="with dynamic shapes, an in-place op's write to a strided view of a "
+    "graph input at a nonzero storage offset lands at the wrong offset",
+    repro="tests/test_compiler_faults.py::test_dynamic_write_back_verdict_agrees_"
+    "with_a_direct_comparison",
+)
+
+
+def dynamic_write_back_fault(writes: set[str], static_findings: list[Finding]) -> KnownFault | None:
+    """The fault behind a value disagreement under dynamic shapes, if the evidence fits.
+
+    The evidence: the op writes in place (the compiler writes its results
+    back into the views), and the same Case compiled statically agrees with
+    eager in every verdict, so the op and its fake are not at fault.
+    """
+    fault = DYNAMIC_WRITE_BACK
+    if not fault.affects() or static_findings or not writes:
+        return None
+    return fault
