@@ -41,6 +41,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "built-in catalog (repeatable)",
     )
     parser.addoption(
+        "--batch-size",
+        type=int,
+        default=None,
+        metavar="N",
+        help="Cases per compiled program in the Inductor check, for specs that draw "
+        "batches (default 10; 1 compiles every Case alone, statically)",
+    )
+    parser.addoption(
         "--fresh-caches",
         action="store_true",
         help="compile into a fresh Inductor cache, removed at exit, instead of "
@@ -59,6 +67,9 @@ def pytest_configure(config: pytest.Config) -> None:
     except SpecError as error:
         raise pytest.UsageError(f"--specs: {error}") from error
     config.stash[_SPECS] = specs
+    batch_size = config.getoption("--batch-size")
+    if batch_size is not None and batch_size < 1:
+        raise pytest.UsageError(f"--batch-size must be at least 1, got {batch_size}")
     if config.getoption("--fresh-caches"):
         folder = Path(tempfile.mkdtemp(prefix="conformance-inductor-"))
         config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))

@@ -1,10 +1,12 @@
 """Compiled programs that cannot pass vacuously, with caches that never go stale.
 
 A CompiledProgram is compiled with ``fullgraph=True`` through a backend that
-counts the graphs Dynamo hands to Inductor and whether the op is in them.
-Each call runs under the profiler, which shows the Inductor graph running and
-the op's real calls; a call that compiled is run again on restored inputs,
-so trace-time calls never count. Recompiles are counted, and hitting
+counts the graphs Dynamo hands to Inductor and whether the op is in them,
+and wraps each compiled graph to count its runs: a call that ran no Inductor
+graph ran eagerly. A call that compiled is run again on restored inputs
+under the profiler, which counts the op's real calls in that graph (calls
+made while tracing never count); later calls of the same graph run the same
+code, so they skip the profiler's cost. Recompiles are counted, and hitting
 Dynamo's recompile limit fails loudly instead of falling back to eager.
 
 Inductor's caches persist between runs of the suite, in a folder keyed by
@@ -40,7 +42,6 @@ RECOMPILE_LIMIT = 16
 # Every program has its own code object, so Dynamo's process-wide total is
 # left to grow with the number of programs.
 ACCUMULATED_RECOMPILE_LIMIT = 1_000_000
-_GRAPH_CALL = "## Call CompiledFxGraph"
 
 
 def fingerprint(op: torch._ops.OpOverload | None) -> str:
@@ -84,8 +85,8 @@ class CompiledCall:
 
     compiled: bool  # this call compiled (a new Signature, or a recompile)
     recompiled_on_rerun: bool
-    graph_runs: int  # Inductor graphs that ran, from the profiler
-    kernel_calls: int | None  # the op's real calls, None for a Python function
+    graph_runs: int  # Inductor graphs that ran
+    kernel_calls: int | None  # the op's real calls in the graph that ran (None: no op)
 
 
 class CompiledProgram:
@@ -107,6 +108,9 @@ class CompiledProgram:
         self.compiles = 0
         self.op_in_graph = False
         self.graph_calls = 0
+        self._graph_runs = 0
+        self._last_graph: int | None = None
+        self._kernel_calls: dict[int, int] = {}  # per compiled graph, from the profiler
         # Dynamo keeps compiled code per code object: a copy of it gives this
         # program its own cache and recompile limit.
         own = types.FunctionType(
@@ -125,7 +129,15 @@ class CompiledProgram:
                 self.graph_calls += 1
                 if self.op is not None and node.target in (self.op, self.op.overloadpacket):
                     self.op_in_graph = True
-        return compile_fx(gm, example_inputs)
+        compiled = compile_fx(gm, example_inputs)
+        graph = self.compiles
+
+        def run(*args: Any) -> Any:
+            self._graph_runs += 1
+            self._last_graph = graph
+            return compiled(*args)
+
+        return run
 
     @contextmanager
     def _settings(self) -> Iterator[None]:
@@ -153,32 +165,37 @@ class CompiledProgram:
             else:
                 os.environ["TORCHINDUCTOR_CACHE_DIR"] = previous
 
-    def _profiled(self, inputs: tuple) -> tuple[Any, list[str]]:
+    def _kernel_calls_of(self, inputs: tuple) -> tuple[Any, int]:
+        """Run under the profiler: the result and the op's real calls."""
         with profile(activities=[ProfilerActivity.CPU]) as prof:
             result = self._compiled(*inputs)
-        return result, [event.name for event in prof.events()]
+        name = self.op._schema.name if self.op is not None else None
+        return result, sum(1 for event in prof.events() if event.name == name)
 
     def __call__(self, *inputs: Any) -> tuple[Any, CompiledCall]:
         pristine = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
         with self._settings():
-            before = self.compiles
-            result, events = self._profiled(inputs)
+            before, runs = self.compiles, self._graph_runs
+            self._last_graph = None
+            result = self._compiled(*inputs)
             compiled = self.compiles != before
             recompiled = False
             if compiled:
-                # Compiling traced the op on fake tensors, which the profiler
-                # also saw: run again on the inputs as they were.
+                # Compiling traced the op on fake tensors: run again on the
+                # inputs as they were, counting the op's real calls.
                 for tensor, original in zip(inputs, pristine, strict=False):
                     if isinstance(tensor, torch.Tensor):
                         tensor.copy_(original)
-                before = self.compiles
-                result, events = self._profiled(inputs)
+                before, runs = self.compiles, self._graph_runs
+                self._last_graph = None
+                result, calls = self._kernel_calls_of(inputs)
                 recompiled = self.compiles != before
+                if self._last_graph is not None:
+                    self._kernel_calls[self._last_graph] = calls
         kernel_calls = None
         if self.op is not None:
-            kernel_calls = events.count(self.op._schema.name)
-        graph_runs = sum(1 for name in events if name.startswith(_GRAPH_CALL))
-        return result, CompiledCall(compiled, recompiled, graph_runs, kernel_calls)
+            kernel_calls = self._kernel_calls.get(self._last_graph, 0)
+        return result, CompiledCall(compiled, recompiled, self._graph_runs - runs, kernel_calls)
 
     def vacuity(self, call: CompiledCall) -> str | None:
         """Why ``call`` proves nothing, or None if it is a real compiled run."""

@@ -11,13 +11,15 @@ from collections.abc import Callable
 
 import pytest
 
-from oracles.properties import run_property
+from oracles.properties import BATCH_SIZE, run_property
 from oracles.spec import Spec, Unavailable
 
 
-def _run(spec: Spec, check: str, record_finding: Callable | None = None) -> None:
+def _run(
+    spec: Spec, check: str, record_finding: Callable | None = None, batch_size: int | None = None
+) -> None:
     try:
-        run_property(spec, check, on_finding=record_finding)
+        run_property(spec, check, on_finding=record_finding, batch_size=batch_size or BATCH_SIZE)
     except Unavailable as error:
         pytest.skip(f"{spec.name}: {error}")
 
@@ -37,6 +39,6 @@ def test_schema(spec: Spec, record_finding: Callable) -> None:
     _run(spec, "schema", record_finding)
 
 
-def test_inductor(spec: Spec, record_finding: Callable) -> None:
+def test_inductor(spec: Spec, record_finding: Callable, request: pytest.FixtureRequest) -> None:
     """The Inductor-compiled program agrees with eager, and really compiled."""
-    _run(spec, "inductor", record_finding)
+    _run(spec, "inductor", record_finding, request.config.getoption("--batch-size"))

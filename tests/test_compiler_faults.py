@@ -3,8 +3,9 @@
 Both were found by this suite on torch 2.13.0 (CPU), with an in-place op on
 a view of a graph input:
 
-- with dynamic shapes, the write-back of a view made by two ``narrow`` calls
-  lands at the wrong storage offset (a static compile is right);
+- with dynamic shapes, the write-back to a strided view at a nonzero storage
+  offset lands at the wrong offset (a static compile is right); it is listed
+  in ``oracles/known_faults.py``, which the tests here keep honest;
 - ``x.clone()`` of the mutated view returns a tensor that shares storage with
   the input buffer: writing to the result changes the input.
 
