@@ -23,6 +23,9 @@ from oracles.compile import compiled_programs
 from oracles.signature import BatchSignature, bind, signature_of
 from oracles.spec import Spec
 
+# Where Case.allocate puts every buffer.
+_CASE_DEVICE = torch.device("cpu")
+
 
 @dataclasses.dataclass
 class Observation:
@@ -65,39 +68,28 @@ def _observe(mode: str, call: Callable[[], Any], args, buffers, before) -> Obser
     )
 
 
-def run_eager(
-    spec: Spec,
-    case: Case,
-    snapshot: bool = True,
-    buffers: dict[str, torch.Tensor] | None = None,
-) -> Observation:
-    """``snapshot=False`` skips the copy of the buffers before the call;
-    ``buffers`` are the Case's, already allocated."""
-    buffers = case.allocate() if buffers is None else buffers
+def run_eager(spec: Spec, case: Case, snapshot: bool = True) -> Observation:
+    """``snapshot=False`` skips the copy of the buffers before the call."""
+    buffers = case.allocate()
     before = _snapshot(buffers) if snapshot else {}
     args = case.bind(buffers)
     op = spec.resolve()
     return _observe("eager", lambda: op(**args), args, buffers, before)
 
 
-def run_fake(spec: Spec, case: Case, real_args: dict[str, Any] | None = None) -> Observation:
-    """The op on fakes of ``real_args`` (converted before any real call can
-    change them), or of the Case's views of empty buffers."""
+def run_fake(spec: Spec, case: Case) -> Observation:
     op = spec.resolve()
-    # Values do not matter to a fake. Every tensor is converted by one
-    # converter, which keeps views of one buffer sharing fake storage as q
-    # and k share qkv.
-    if real_args is None:
-        buffers = {
-            name: torch.empty(buffer.shape, dtype=buffer.dtype)
-            for name, buffer in case.buffers.items()
-        }
-        real_args = case.bind(buffers)
+    # Values do not matter to a fake: the Case's views are made of meta
+    # buffers and wrapped as fakes, so views of one buffer share fake storage
+    # as q and k share qkv, at a fraction of what converting real tensors costs.
     mode = FakeTensorMode()
-    convert = mode.from_tensor
+    # The dispatch cache pays for hashing every call and is rarely hit by
+    # one Case's few calls, each at its own sizes.
+    mode.cache_enabled = False
+    wrap = mode.fake_tensor_converter.from_meta_and_device
     args = {
-        name: convert(value) if isinstance(value, torch.Tensor) else value
-        for name, value in real_args.items()
+        name: wrap(mode, value, _CASE_DEVICE) if isinstance(value, torch.Tensor) else value
+        for name, value in case.bind(case.meta_buffers()).items()
     }
 
     def call():
