@@ -5,10 +5,12 @@ from __future__ import annotations
 import dataclasses
 
 import torch
+from torch.multiprocessing.reductions import StorageWeakRef
 
 from oracles import reference
 from oracles.case import Buffer, Case, View
 from oracles.checks import check_reference
+from oracles.modes import run_fake
 from oracles.rope_cases import fused_qkv_seed_case
 from suites import rope
 from tests.zoo_helpers import needs_kernels
@@ -42,3 +44,22 @@ def test_a_reference_with_another_number_of_outputs_is_reported():
         "conformance.rotary_embedding_functional.default returns 2 output(s) but the "
         "reference gives 0"
     ) in messages
+
+
+def test_fake_arguments_keep_the_real_views_and_their_shared_storage():
+    # q and k are column slices of one qkv buffer: their fakes must share
+    # one fake storage, or a fake returning a view of qkv could not be judged.
+    case = fused_qkv_seed_case()
+    fake = run_fake(_spec("rotary_embedding_functional"), case).args
+    real = case.bind(case.allocate())
+    for name in ("query", "key", "positions", "cos_sin_cache"):
+        assert fake[name].device == real[name].device
+        assert fake[name].shape == real[name].shape
+        assert fake[name].stride() == real[name].stride()
+        assert fake[name].storage_offset() == real[name].storage_offset()
+
+    def storage(name):
+        return StorageWeakRef(fake[name].untyped_storage())
+
+    assert storage("query") == storage("key")
+    assert storage("query") != storage("positions")
