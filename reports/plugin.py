@@ -5,13 +5,15 @@ outcome, duration and the Findings (blocking ones from the failing Case,
 non-blocking ones once per verdict with a count). The same Findings go into
 the test's ``user_properties``, so ``--junitxml`` carries them too. Under
 pytest-xdist the controller receives every worker's reports and writes the
-one file.
+one file. Non-blocking Findings of a passing check also reach pytest's
+warnings summary, one line per verdict, so the terminal shows them.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -36,7 +38,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture
-def record_finding(request: pytest.FixtureRequest) -> Callable[[Finding, str], None]:
+def record_finding(request: pytest.FixtureRequest) -> Iterator[Callable[[Finding, str], None]]:
     """Call with (finding, case description) to attach a Finding to this test."""
     counts: dict[str, dict] = {}
 
@@ -55,7 +57,21 @@ def record_finding(request: pytest.FixtureRequest) -> Callable[[Finding, str], N
             counts[finding.verdict] = entry
         request.node.user_properties.append(("finding", entry))
 
-    return record
+    yield record
+    # A passing check says nothing on the terminal: its non-blocking
+    # Findings reach the warnings summary, one line per verdict.
+    for verdict, entry in counts.items():
+        warnings.warn(
+            NonBlockingFinding(
+                f"{entry['count']} non-blocking [{verdict}] Finding(s), the first on "
+                f"{entry['case']}: {entry['message']}"
+            ),
+            stacklevel=1,
+        )
+
+
+class NonBlockingFinding(UserWarning):
+    """Findings that were reported without failing the check."""
 
 
 class JsonReport:

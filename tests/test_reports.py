@@ -34,3 +34,49 @@ def test_json_report_holds_the_findings_of_a_failing_check(tmp_path):
     assert "out[0].stride()=(4096, 1) in the fake, but the real kernel gives (6144, 1)" in messages
     assert "seed fused-QKV model" in fake["findings"][0]["case"]
     assert "stride()=(4096, 1) in the fake" in (tmp_path / "junit.xml").read_text()
+
+
+SIZE_ONE_STRIDES = """
+import torch
+from hypothesis import strategies as st
+
+from oracles.case import Buffer, Case, View
+from oracles.spec import Spec
+
+torch.library.define("report_tests::row", "(Tensor x) -> Tensor")
+
+
+@torch.library.impl("report_tests::row", "cpu")
+def _(x):
+    return x.reshape(1, -1).clone()  # strides (n, 1)
+
+
+@torch.library.register_fake("report_tests::row")
+def _(x):
+    return x.new_empty((1, x.numel())).as_strided((1, x.numel()), (1, 1))
+
+
+SPECS = [
+    Spec(
+        name="row",
+        op="report_tests::row",
+        cases=st.integers(2, 6).map(
+            lambda n: Case({"x": Buffer((n,), torch.float32)}, {"x": View("x")})
+        ),
+        reference=None,
+    )
+]
+"""
+
+
+def test_non_blocking_findings_of_a_passing_check_reach_the_warnings_summary(tmp_path):
+    specs = tmp_path / "row_specs.py"
+    specs.write_text(SIZE_ONE_STRIDES)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", f"--specs={specs}", "-k", "test_fake", "-p",
+         "no:cacheprovider"],
+        cwd=CHECKOUT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert "NonBlockingFinding: " in result.stdout
+    assert "non-blocking [size-1 strides] Finding(s), the first on x=float32[" in result.stdout
