@@ -2,8 +2,8 @@
 
 - ``eager``: the op called on real tensors.
 - ``fake``: the op called under FakeTensorMode on the Case's arguments,
-  converted to fakes by one converter, so q and k of one qkv buffer share
-  fake storage as the real ones share a buffer.
+  made as views of meta buffers and wrapped as fakes, so q and k of one qkv
+  buffer share fake storage as the real ones share a buffer.
 - ``program``: the spec's program (the op and the code around it) run
   eagerly, and ``inductor``: the same program compiled by Inductor with
   ``fullgraph=True``, the views made inside the graph.
