@@ -162,8 +162,10 @@ def check_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) 
     found = _compare_compiled(spec, case, batch)
     if batch is None or not any(f.blocking and f.verdict == "values" for f in found):
         return found
-    static = [f for f in _compare_compiled(spec, case) if f.blocking]
-    fault = dynamic_write_back_fault(declared_writes(spec), static)
+    fault = dynamic_write_back_fault(
+        declared_writes(spec),
+        lambda: [f for f in _compare_compiled(spec, case) if f.blocking],
+    )
     if fault is None:
         return found
     return [fault.explain(f) if f.blocking and f.verdict == "values" else f for f in found]

@@ -11,6 +11,7 @@ a newly affected one) fails that test until the entry is brought up to date.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import torch
 
@@ -47,14 +48,17 @@ DYNAMIC_WRITE_BACK = KnownFault(
 )
 
 
-def dynamic_write_back_fault(writes: set[str], static_findings: list[Finding]) -> KnownFault | None:
+def dynamic_write_back_fault(
+    writes: set[str], static_findings: Callable[[], list[Finding]]
+) -> KnownFault | None:
     """The fault behind a value disagreement under dynamic shapes, if the evidence fits.
 
     The evidence: the op writes in place (the compiler writes its results
     back into the views), and the same Case compiled statically agrees with
-    eager in every verdict, so the op and its fake are not at fault.
+    eager in every verdict (``static_findings`` compiles it, and is only
+    called where the fault is known), so the op and its fake are not at fault.
     """
     fault = DYNAMIC_WRITE_BACK
-    if not fault.affects() or static_findings or not writes:
+    if not fault.affects() or not writes or static_findings():
         return None
     return fault

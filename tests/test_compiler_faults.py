@@ -1,28 +1,34 @@
 """Real compiler faults, and the Inductor verdict reporting them.
 
-Both were found by this suite on torch 2.13.0 (CPU), with an in-place op on
-a view of a graph input:
+All were found by this suite on torch 2.13.0 (CPU):
 
-- with dynamic shapes, the write-back to a strided view at a nonzero storage
-  offset lands at the wrong offset (a static compile is right); it is listed
-  in ``oracles/known_faults.py``, which the tests here keep honest;
+- with dynamic shapes, the write-back of an in-place op to a strided view at
+  a nonzero storage offset lands at the wrong offset (a static compile is
+  right); it is listed in ``oracles/known_faults.py``, which the tests here
+  keep honest;
 - ``x.clone()`` of the mutated view returns a tensor that shares storage with
-  the input buffer: writing to the result changes the input.
+  the input buffer: writing to the result changes the input;
+- AOTAutograd's cache serves a graph specialized to a size of 1 to a
+  recompile at another size (found by the nightly profile).
 
-Each test finds the truth with plain ``torch.compile`` and asserts that the
-verdict agrees with it, so it holds on any torch release, fixed or not.
+Each test finds the truth without the suite's verdict (plain
+``torch.compile``, or the same compile with the cache off) and asserts that
+the verdict agrees with it, so it holds on any torch release, fixed or not.
 """
 
 from __future__ import annotations
 
 import torch
+import torch._functorch.config as functorch_config
 from hypothesis import strategies as st
 
 from oracles.case import Buffer, Case, View
 from oracles.checks import check_inductor
+from oracles.compile import compiled_programs, use_cache_root
 from oracles.known_faults import DYNAMIC_WRITE_BACK
 from oracles.signature import batch_signature
 from oracles.spec import Spec
+from suites import rope
 
 
 @torch.library.custom_op("conformance_tests::double_", mutates_args=("x",))
@@ -150,3 +156,56 @@ def test_clone_aliasing_verdict_agrees_with_a_direct_comparison():
         ) in messages
     else:
         assert messages == []
+
+
+def _rope_torch_case(tokens: int, rows: int) -> Case:
+    """The pure-PyTorch rope on a 2-D query, a narrowed key and a permuted cache."""
+    return Case(
+        buffers={
+            "query": Buffer((tokens, 80), torch.float16),
+            "key": Buffer((tokens + 2, 80), torch.float16),
+            "positions": Buffer((tokens + 3,), torch.int64, ("randint", 0, rows)),
+            "cos_sin_cache": Buffer((80, rows + 2), torch.float16),
+        },
+        args={
+            "positions": View("positions", (("narrow", 0, 2, tokens),)),
+            "query": View("query"),
+            "key": View("key", (("narrow", 0, 2, tokens),)),
+            "head_size": 80,
+            "cos_sin_cache": View("cos_sin_cache", (("narrow", 1, 2, rows), ("permute", (1, 0)))),
+            "is_neox": False,
+        },
+        seed=1,
+    )
+
+
+# One token and one cache row compile a graph specialized to both; one token
+# and 23 rows then compile again, and AOTAutograd's cache serves the first.
+SPECIALIZED_THEN_GENERAL = [_rope_torch_case(2, 2), _rope_torch_case(1, 1), _rope_torch_case(1, 23)]
+
+
+def _run_batch(folder, autograd_cache: bool) -> list[list]:
+    [spec] = [s for s in rope.SPECS if s.name == "rotary_embedding_torch"]
+    previous = compiled_programs().cache_root
+    use_cache_root(folder)  # fresh compiled programs and a fresh disk cache
+    try:
+        with functorch_config.patch(enable_autograd_cache=autograd_cache):
+            batch = batch_signature(SPECIALIZED_THEN_GENERAL)
+            return [check_inductor(spec, case, batch) for case in SPECIALIZED_THEN_GENERAL]
+    finally:
+        use_cache_root(previous)
+
+
+def test_a_cached_graph_specialized_to_other_sizes_is_reported(tmp_path):
+    # Found by the nightly profile on torch 2.13: the third Case runs a graph
+    # compiled for one cache row and fails Inductor's bounds check. With
+    # AOTAutograd's cache off the same batch compiles and agrees with eager,
+    # so the harness is not at fault; the verdict must follow the cache.
+    assert _run_batch(tmp_path / "without", autograd_cache=False) == [[], [], []]
+    found = _run_batch(tmp_path / "with", autograd_cache=True)
+    if found[2]:
+        [finding] = found[2]
+        assert finding.verdict == "inductor"
+        assert "index out of bounds: 0 <= tmp9 < 1L" in finding.message
+    else:
+        assert found == [[], [], []]
