@@ -6,13 +6,14 @@ A check is ``check(spec, case) -> list[Finding]``; an empty list is a pass.
 from __future__ import annotations
 
 import torch
+import torch._functorch.config as functorch_config
 from torch._subclasses.fake_tensor import UnsupportedOperatorException
 
 from oracles import verdicts
 from oracles.case import Case
 from oracles.expected import expected_program
 from oracles.findings import Finding
-from oracles.known_faults import dynamic_write_back_fault
+from oracles.known_faults import autograd_cache_fault, dynamic_write_back_fault
 from oracles.modes import Observation, run_eager, run_fake, run_inductor, run_program
 from oracles.signature import BatchSignature
 from oracles.spec import Spec
@@ -156,26 +157,39 @@ def check_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) 
     """The Inductor-compiled program agrees with the eager one.
 
     Alone, the Case compiles statically; in a ``batch``, with dynamic
-    shapes. A value disagreement that only dynamic shapes show, and that a
-    known compiler fault explains, is reported without blocking.
+    shapes. A disagreement that only dynamic shapes show, and that a known
+    compiler fault explains, is reported without blocking.
     """
     found = _compare_compiled(spec, case, batch)
-    if batch is None or not any(f.blocking and f.verdict == "values" for f in found):
+    explainable = {"values", "inductor"}
+    if batch is None or not any(f.blocking and f.verdict in explainable for f in found):
         return found
-    fault = dynamic_write_back_fault(
-        declared_writes(spec),
-        lambda: [f for f in _compare_compiled(spec, case) if f.blocking],
-    )
+
+    def blocking(findings: list[Finding]) -> list[Finding]:
+        return [f for f in findings if f.blocking]
+
+    def without_autograd_cache() -> list[Finding]:
+        with functorch_config.patch(enable_autograd_cache=False):
+            return blocking(_compare_compiled(spec, case, batch, fresh=True))
+
+    fault = None
+    if all(f.verdict == "values" for f in blocking(found)):
+        fault = dynamic_write_back_fault(
+            declared_writes(spec), lambda: blocking(_compare_compiled(spec, case))
+        )
+    fault = fault or autograd_cache_fault(without_autograd_cache)
     if fault is None:
         return found
-    return [fault.explain(f) if f.blocking and f.verdict == "values" else f for f in found]
+    return [fault.explain(f) if f.blocking and f.verdict in explainable else f for f in found]
 
 
-def _compare_compiled(spec: Spec, case: Case, batch: BatchSignature | None = None) -> list[Finding]:
+def _compare_compiled(
+    spec: Spec, case: Case, batch: BatchSignature | None = None, fresh: bool = False
+) -> list[Finding]:
     eager = run_program(spec, case)
     if eager.error is not None:
         return _crash(spec, eager)
-    compiled = run_inductor(spec, case, batch)
+    compiled = run_inductor(spec, case, batch, fresh)
     if compiled.error is not None:
         if not _has_fake(spec):
             return [_no_fake(spec, compiled.error)]

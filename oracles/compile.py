@@ -233,13 +233,17 @@ class CompiledPrograms:
         op: torch._ops.OpOverload | None,
         make: Callable[[], Callable[..., Any]],
         dynamic: bool = False,
+        fresh: bool = False,
     ) -> CompiledProgram:
+        """The program of ``key``; ``fresh``: a new one that compiles from
+        scratch (still through the disk cache) and is not kept."""
         key = (*key, dynamic, fingerprint(op))
-        program = self._programs.get(key)
+        program = None if fresh else self._programs.get(key)
         if program is None:
             cache_dir = self.cache_root / f"torch-{torch.__version__}" / key[-1]
             program = CompiledProgram(make(), op, cache_dir, dynamic)
-            self._programs[key] = program
+            if not fresh:
+                self._programs[key] = program
         return program
 
     @property

@@ -62,3 +62,29 @@ def dynamic_write_back_fault(
     if not fault.affects() or not writes or static_findings():
         return None
     return fault
+
+
+AUTOGRAD_CACHE_SPECIALIZATION = KnownFault(
+    name="autograd-cache specialization",
+    releases=("2.13.",),
+    summary="AOTAutograd's cache serves a graph specialized to a size of 1 to a "
+    "recompile of the same program at another size",
+    repro="tests/test_compiler_faults.py::test_a_cached_graph_specialized_to_other_sizes_"
+    "is_reported",
+)
+
+
+def autograd_cache_fault(
+    findings_without_cache: Callable[[], list[Finding]],
+) -> KnownFault | None:
+    """The fault behind a failure under dynamic shapes, if the evidence fits.
+
+    The evidence: a fresh compile of the same program for the same Case,
+    with AOTAutograd's cache off, agrees with eager in every verdict
+    (``findings_without_cache`` runs it, and is only called where the fault
+    is known).
+    """
+    fault = AUTOGRAD_CACHE_SPECIALIZATION
+    if not fault.affects() or findings_without_cache():
+        return None
+    return fault

@@ -118,12 +118,14 @@ def run_program(spec: Spec, case: Case) -> Observation:
     return _observe("program", lambda: program(*(buffers[n] for n in names)), {}, buffers, before)
 
 
-def run_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) -> Observation:
+def run_inductor(
+    spec: Spec, case: Case, batch: BatchSignature | None = None, fresh: bool = False
+) -> Observation:
     """The program compiled by Inductor, the Case's sizes passed as inputs.
 
     Alone, a Case compiles statically: one compile per Signature and sizes.
     In a ``batch``, one compile serves every Case of the batch, symbolic only
-    in what varies across it.
+    in what varies across it. ``fresh`` compiles a new program for this Case.
     """
     if batch is None:
         signature, sizes = signature_of(case)
@@ -142,7 +144,7 @@ def run_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) ->
         return program
 
     key = (spec.name, spec.op, spec.program, signature, specialized)
-    compiled = compiled_programs().get(key, spec.overload, make, dynamic)
+    compiled = compiled_programs().get(key, spec.overload, make, dynamic, fresh)
     buffers = case.allocate()
     before = _snapshot(buffers)
     if batch is not None:
