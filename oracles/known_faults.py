@@ -40,7 +40,7 @@ class KnownFault:
 
 DYNAMIC_WRITE_BACK = KnownFault(
     name="dynamic-shape write-back",
-    releases=("2.13.",),
+    releases=("2.13.", "2.14."),
     summary="with dynamic shapes, an in-place op's write to a strided view of a "
     "graph input at a nonzero storage offset lands at the wrong offset",
     repro="tests/test_compiler_faults.py::test_dynamic_write_back_verdict_agrees_"
