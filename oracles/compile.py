@@ -23,7 +23,7 @@ import marshal
 import os
 import tempfile
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -172,8 +172,13 @@ class CompiledProgram:
         name = self.op._schema.name if self.op is not None else None
         return result, sum(1 for event in prof.events() if event.name == name)
 
-    def __call__(self, *inputs: Any) -> tuple[Any, CompiledCall]:
-        pristine = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
+    def __call__(
+        self, *inputs: Any, pristine: Sequence[torch.Tensor] | None = None
+    ) -> tuple[Any, CompiledCall]:
+        """Call the program; ``pristine`` holds copies of the tensor inputs as
+        they are now (the caller's snapshot), else they are copied here."""
+        if pristine is None:
+            pristine = [t.clone() for t in inputs if isinstance(t, torch.Tensor)]
         with self._settings():
             before, runs = self.compiles, self._graph_runs
             self._last_graph = None
@@ -183,9 +188,9 @@ class CompiledProgram:
             if compiled:
                 # Compiling traced the op on fake tensors: run again on the
                 # inputs as they were, counting the op's real calls.
-                for tensor, original in zip(inputs, pristine, strict=False):
-                    if isinstance(tensor, torch.Tensor):
-                        tensor.copy_(original)
+                tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
+                for tensor, original in zip(tensors, pristine, strict=True):
+                    tensor.copy_(original)
                 before, runs = self.compiles, self._graph_runs
                 self._last_graph = None
                 result, calls = self._kernel_calls_of(inputs)

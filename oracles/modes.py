@@ -152,7 +152,9 @@ def run_inductor(
     evidence = []
 
     def call() -> Any:
-        result, call_evidence = compiled(*(buffers[n] for n in names), *sizes)
+        result, call_evidence = compiled(
+            *(buffers[n] for n in names), *sizes, pristine=[before[n] for n in names]
+        )
         evidence.append(call_evidence)
         return result
 
