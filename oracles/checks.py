@@ -13,7 +13,7 @@ from oracles import verdicts
 from oracles.case import Case
 from oracles.expected import expected_program
 from oracles.findings import Finding
-from oracles.known_faults import autograd_cache_fault, dynamic_write_back_fault
+from oracles.known_faults import AUTOGRAD_CACHE_SPECIALIZATION, DYNAMIC_WRITE_BACK
 from oracles.modes import Observation, run_eager, run_fake, run_inductor, run_program
 from oracles.signature import BatchSignature
 from oracles.spec import Spec
@@ -165,19 +165,27 @@ def check_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) 
     if batch is None or not any(f.blocking and f.verdict in explainable for f in found):
         return found
 
-    def blocking(findings: list[Finding]) -> list[Finding]:
-        return [f for f in findings if f.blocking]
+    def agrees(findings: list[Finding]) -> bool:
+        return not any(f.blocking for f in findings)
 
     def without_autograd_cache() -> list[Finding]:
         with functorch_config.patch(enable_autograd_cache=False):
-            return blocking(_compare_compiled(spec, case, batch, fresh=True))
+            return _compare_compiled(spec, case, batch, fresh=True)
 
+    # The evidence for each fault: the write-back fault needs an op that
+    # writes in place, wrong values only, and a static compile of the Case
+    # that agrees; the cache fault, a fresh compile with that cache off that
+    # agrees. Either way the op and its fake are not at fault.
     fault = None
-    if all(f.verdict == "values" for f in blocking(found)):
-        fault = dynamic_write_back_fault(
-            declared_writes(spec), lambda: blocking(_compare_compiled(spec, case))
-        )
-    fault = fault or autograd_cache_fault(without_autograd_cache)
+    values_only = all(f.verdict == "values" for f in found if f.blocking)
+    if (
+        values_only
+        and declared_writes(spec)
+        and DYNAMIC_WRITE_BACK.fits(lambda: agrees(_compare_compiled(spec, case)))
+    ):
+        fault = DYNAMIC_WRITE_BACK
+    elif AUTOGRAD_CACHE_SPECIALIZATION.fits(lambda: agrees(without_autograd_cache())):
+        fault = AUTOGRAD_CACHE_SPECIALIZATION
     if fault is None:
         return found
     return [fault.explain(f) if f.blocking and f.verdict in explainable else f for f in found]

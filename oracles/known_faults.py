@@ -23,10 +23,15 @@ class KnownFault:
     name: str
     releases: tuple[str, ...]  # torch version prefixes it affects, such as "2.13."
     summary: str
-    repro: str  # the test that reproduces it with plain torch.compile
+    repro: str  # the test that reproduces it
 
     def affects(self, version: str = torch.__version__) -> bool:
         return version.startswith(self.releases)
+
+    def fits(self, evidence: Callable[[], bool]) -> bool:
+        """This release has the fault and ``evidence()`` (which may compile,
+        so it runs only then) fits it."""
+        return self.affects() and evidence()
 
     def explain(self, finding: Finding) -> Finding:
         """``finding``, demoted to a non-blocking report of this fault."""
@@ -48,22 +53,6 @@ DYNAMIC_WRITE_BACK = KnownFault(
 )
 
 
-def dynamic_write_back_fault(
-    writes: set[str], static_findings: Callable[[], list[Finding]]
-) -> KnownFault | None:
-    """The fault behind a value disagreement under dynamic shapes, if the evidence fits.
-
-    The evidence: the op writes in place (the compiler writes its results
-    back into the views), and the same Case compiled statically agrees with
-    eager in every verdict (``static_findings`` compiles it, and is only
-    called where the fault is known), so the op and its fake are not at fault.
-    """
-    fault = DYNAMIC_WRITE_BACK
-    if not fault.affects() or not writes or static_findings():
-        return None
-    return fault
-
-
 AUTOGRAD_CACHE_SPECIALIZATION = KnownFault(
     name="autograd-cache specialization",
     releases=("2.13.",),
@@ -72,19 +61,3 @@ AUTOGRAD_CACHE_SPECIALIZATION = KnownFault(
     repro="tests/test_compiler_faults.py::test_a_cached_graph_specialized_to_other_sizes_"
     "is_reported",
 )
-
-
-def autograd_cache_fault(
-    findings_without_cache: Callable[[], list[Finding]],
-) -> KnownFault | None:
-    """The fault behind a failure under dynamic shapes, if the evidence fits.
-
-    The evidence: a fresh compile of the same program for the same Case,
-    with AOTAutograd's cache off, agrees with eager in every verdict
-    (``findings_without_cache`` runs it, and is only called where the fault
-    is known).
-    """
-    fault = AUTOGRAD_CACHE_SPECIALIZATION
-    if not fault.affects() or findings_without_cache():
-        return None
-    return fault
