@@ -10,14 +10,61 @@ independent tensors.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
 
-# One view operation: ("split", sizes, dim, index), ("view", shape),
-# ("permute", dims), ("narrow", dim, start, length) or ("expand", shape).
+
+class CaseError(ValueError):
+    """A Case is malformed: an unknown view operation, an unsupported argument value."""
+
+
+def _slice(t: torch.Tensor, dim: int, start: int | None, end: int | None, step: int):
+    return t[(slice(None),) * (dim % t.dim()) + (slice(start, end, step),)]
+
+
+@dataclasses.dataclass(frozen=True)
+class ViewKind:
+    """A view operation: which of its parameters are sizes (they vary with the
+    Case's sizes; the others are structure), and how it is made."""
+
+    sizes: tuple[bool, ...]
+    make: Callable[..., torch.Tensor]
+
+
+# The view operations real code makes, written ("name", *params).
+VIEW_OPS: dict[str, ViewKind] = {
+    "split": ViewKind((True, False, False), lambda t, s, d, i: t.split(list(s), d)[i]),
+    "view": ViewKind((True,), lambda t, shape: t.view(shape)),
+    "permute": ViewKind((False,), lambda t, dims: t.permute(dims)),
+    "narrow": ViewKind((False, True, True), lambda t, d, start, n: t.narrow(d, start, n)),
+    "expand": ViewKind((True,), lambda t, shape: t.expand(shape)),
+    "select": ViewKind((False, True), lambda t, d, i: t.select(d, i)),
+    # A slice with a step: ("slice", dim, start, end, step), how interleaved layouts are made.
+    "slice": ViewKind((False, True, True, False), _slice),
+    "unsqueeze": ViewKind((False,), lambda t, d: t.unsqueeze(d)),
+    "squeeze": ViewKind((False,), lambda t, d: t.squeeze(d)),
+    "transpose": ViewKind((False, False), lambda t, a, b: t.transpose(a, b)),
+    "as_strided": ViewKind(
+        (True, True, True), lambda t, size, stride, offset: t.as_strided(size, stride, offset)
+    ),
+}
+
+# One view operation: a VIEW_OPS name and its parameters.
 ViewOp = tuple
+
+
+def check_view_ops(ops: tuple[ViewOp, ...], where: str) -> None:
+    """Raise CaseError naming ``where`` unless every operation is known and well formed."""
+    for op in ops:
+        if not isinstance(op, tuple) or not op or op[0] not in VIEW_OPS:
+            raise CaseError(f"{where}: unknown view operation {op!r}; known: {', '.join(VIEW_OPS)}")
+        arity = len(VIEW_OPS[op[0]].sizes)
+        if len(op) != arity + 1:
+            raise CaseError(
+                f"{where}: view operation {op!r} takes {arity} parameter(s), got {len(op) - 1}"
+            )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,24 +91,55 @@ class View:
     buffer: str
     ops: tuple[ViewOp, ...] = ()
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ops", tuple(self.ops))
+        check_view_ops(self.ops, f"View of buffer {self.buffer!r}")
+
 
 def apply_view_ops(tensor: torch.Tensor, ops: tuple[ViewOp, ...]) -> torch.Tensor:
-    for op in ops:
-        name, *params = op
-        if name == "split":
-            sizes, dim, index = params
-            tensor = tensor.split(list(sizes), dim)[index]
-        elif name == "view":
-            tensor = tensor.view(params[0])
-        elif name == "permute":
-            tensor = tensor.permute(params[0])
-        elif name == "narrow":
-            tensor = tensor.narrow(*params)
-        elif name == "expand":
-            tensor = tensor.expand(params[0])
-        else:
-            raise ValueError(f"unknown view operation {op!r}")
+    for name, *params in ops:
+        tensor = VIEW_OPS[name].make(tensor, *params)
     return tensor
+
+
+class _Default:
+    """The value of an argument a Case leaves out: the op uses its schema default."""
+
+    def __repr__(self) -> str:
+        return "DEFAULT"
+
+    def __reduce__(self) -> str:
+        return "DEFAULT"
+
+
+DEFAULT = _Default()
+
+# Plain (non-tensor) argument values every Mode can pass and every compiled
+# program can take as a constant.
+_PLAIN = (
+    type(None),
+    bool,
+    int,
+    float,
+    str,
+    torch.dtype,
+    torch.device,
+    torch.layout,
+    torch.memory_format,
+)
+
+
+def check_value(value: Any, where: str) -> None:
+    """Raise CaseError naming ``where`` unless ``value`` is a supported argument value."""
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            check_value(item, where)
+    elif not isinstance(value, (_PLAIN, View, _Default)):
+        raise CaseError(
+            f"{where}: a {type(value).__name__} is not a supported argument value; "
+            "tensors are Views of a Case buffer, plain values are None, bool, int, "
+            "float, str, torch.dtype, torch.device or lists and tuples of them"
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,6 +150,16 @@ class Case:
     args: Mapping[str, Any]
     seed: int = 0
     label: str = ""
+
+    def __post_init__(self) -> None:
+        for name, value in self.args.items():
+            where = f"Case argument {name!r}"
+            check_value(value, where)
+            if isinstance(value, View) and value.buffer not in self.buffers:
+                raise CaseError(
+                    f"{where}: a View of buffer {value.buffer!r}, which the Case does not "
+                    f"allocate (its buffers: {', '.join(sorted(self.buffers))})"
+                )
 
     def allocate(self) -> dict[str, torch.Tensor]:
         generator = torch.Generator().manual_seed(self.seed)
@@ -84,6 +172,7 @@ class Case:
             if isinstance(value, View)
             else value
             for name, value in self.args.items()
+            if value is not DEFAULT
         }
 
     def footprint(self, name: str) -> torch.Tensor:

@@ -20,17 +20,7 @@ from typing import Any
 
 import torch
 
-from oracles.case import Case, View, apply_view_ops
-
-# For each view operation, which of its parameters are sizes (True) and
-# which are structure (False).
-_SIZE_PARAMS = {
-    "split": (True, False, False),
-    "view": (True,),
-    "permute": (False,),
-    "narrow": (False, True, True),
-    "expand": (True,),
-}
+from oracles.case import DEFAULT, VIEW_OPS, Case, View, apply_view_ops
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,17 +30,45 @@ class Size:
     index: int
 
 
+def _canonical(value: Any) -> Any:
+    """A hashable key equal for equal argument values: types kept apart
+    (True is not 1), floats by their bits (NaN equals NaN, -0.0 is not 0.0)."""
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_canonical(v) for v in value))
+    if isinstance(value, float):
+        return ("float", value.hex())
+    if isinstance(value, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
+        return (type(value).__name__, str(value))
+    return (type(value).__name__, value)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Constant:
+    """A plain argument value, compared and hashed by its canonical key."""
+
+    value: Any
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Constant) and _canonical(self.value) == _canonical(other.value)
+
+    def __hash__(self) -> int:
+        return hash(_canonical(self.value))
+
+
 @dataclasses.dataclass(frozen=True)
 class Signature:
     buffers: tuple[tuple[str, torch.dtype, int], ...]  # name, dtype, rank
-    args: tuple[tuple[str, Any], ...]  # name, View template or plain value
+    args: tuple[tuple[str, Any], ...]  # name, View template or Constant
 
     @property
     def buffer_names(self) -> list[str]:
         return [name for name, _, _ in self.buffers]
 
 
-def _placeholder(value: int, sizes: list[int]) -> Size:
+def _size(value: Any, sizes: list[int]) -> Any:
+    """A placeholder for an int size; anything else (a slice's None end) stays as it is."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return value
     sizes.append(value)
     return Size(len(sizes) - 1)
 
@@ -59,13 +77,11 @@ def _template(ops: tuple, sizes: list[int]) -> tuple:
     template = []
     for name, *params in ops:
         entry = [name]
-        for is_size, value in zip(_SIZE_PARAMS[name], params, strict=False):
-            if not is_size:
-                entry.append(value)
-            elif isinstance(value, (tuple, list)):
-                entry.append(tuple(_placeholder(v, sizes) for v in value))
+        for is_size, value in zip(VIEW_OPS[name].sizes, params, strict=True):
+            if isinstance(value, (tuple, list)):
+                entry.append(tuple(_size(v, sizes) if is_size else v for v in value))
             else:
-                entry.append(_placeholder(value, sizes))
+                entry.append(_size(value, sizes) if is_size else value)
         template.append(tuple(entry))
     return tuple(template)
 
@@ -79,7 +95,9 @@ def signature_of(case: Case) -> tuple[Signature, tuple[int, ...]]:
     args = tuple(
         (
             name,
-            View(value.buffer, _template(value.ops, sizes)) if isinstance(value, View) else value,
+            View(value.buffer, _template(value.ops, sizes))
+            if isinstance(value, View)
+            else Constant(value),
         )
         for name, value in case.args.items()
     )
@@ -104,11 +122,18 @@ def _map_sizes(signature: Signature, fill: Any) -> dict[str, Any]:
     }
 
 
+def _plain(value: Any) -> Any:
+    return value.value if isinstance(value, Constant) else value
+
+
 def bind(signature: Signature, buffers: Mapping[str, Any], sizes: Sequence[Any]) -> dict[str, Any]:
     """The op's arguments made from ``buffers``, with ``sizes`` put back in place."""
     return {
-        name: apply_view_ops(buffers[value.buffer], value.ops) if isinstance(value, View) else value
+        name: apply_view_ops(buffers[value.buffer], value.ops)
+        if isinstance(value, View)
+        else _plain(value)
         for name, value in _map_sizes(signature, lambda size: sizes[size.index]).items()
+        if _plain(value) is not DEFAULT
     }
 
 
