@@ -10,20 +10,13 @@ import torch._functorch.config as functorch_config
 from torch._subclasses.fake_tensor import UnsupportedOperatorException
 
 from oracles import verdicts
-from oracles.case import Case
+from oracles.case import Case, View
 from oracles.expected import expected_program
 from oracles.findings import Finding
 from oracles.known_faults import AUTOGRAD_CACHE_SPECIALIZATION, DYNAMIC_WRITE_BACK
 from oracles.modes import Observation, run_eager, run_fake, run_inductor, run_program
 from oracles.signature import BatchSignature
 from oracles.spec import Spec
-
-
-def op_name(spec: Spec) -> str:
-    overload = spec.overload
-    if overload is not None:
-        return str(overload)
-    return getattr(spec.op, "__qualname__", repr(spec.op))
 
 
 def _error_text(error: BaseException, lines: int = 3) -> str:
@@ -37,21 +30,10 @@ def _crash(spec: Spec, observation: Observation) -> list[Finding]:
     return [
         Finding(
             "crash",
-            f"{op_name(spec)} raised in {observation.mode} mode on a case its spec "
+            f"{spec.label} raised in {observation.mode} mode on a case its spec "
             f"generates: {_error_text(observation.error)}",
         )
     ]
-
-
-def declared_writes(spec: Spec) -> set[str]:
-    overload = spec.overload
-    if overload is None:
-        return set()
-    return {
-        a.name
-        for a in overload._schema.arguments
-        if a.alias_info is not None and a.alias_info.is_write
-    }
 
 
 def check_reference(spec: Spec, case: Case) -> list[Finding]:
@@ -68,7 +50,7 @@ def check_reference(spec: Spec, case: Case) -> list[Finding]:
         found.append(
             Finding(
                 "outputs",
-                f"{op_name(spec)} returns {len(outputs)} output(s) but the reference "
+                f"{spec.label} returns {len(outputs)} output(s) but the reference "
                 f"gives {len(expectation.outputs)}",
             )
         )
@@ -81,29 +63,48 @@ def check_reference(spec: Spec, case: Case) -> list[Finding]:
     return found
 
 
-def _has_fake(spec: Spec) -> bool:
-    """A Python fake, a Meta kernel, or a decomposition can trace the op."""
-    overload = spec.overload
-    if overload is None:
-        return True
-    name = overload._schema.name
-    if torch._library.simple_registry.singleton.find(name).fake_impl.kernel is not None:
-        return True
-    return any(
-        torch._C._dispatch_has_kernel_for_dispatch_key(name, key)
-        for key in ("Meta", "CompositeImplicitAutograd")
-    )
+def _causes(error: BaseException) -> list[BaseException]:
+    """``error`` and the errors it was raised from."""
+    chain = [error]
+    while chain[-1].__cause__ or chain[-1].__context__:
+        following = chain[-1].__cause__ or chain[-1].__context__
+        if following in chain:
+            break
+        chain.append(following)
+    return chain
 
 
 def _missing_fake(spec: Spec, error: BaseException) -> bool:
-    return isinstance(error, UnsupportedOperatorException) or not _has_fake(spec)
+    if any(isinstance(e, UnsupportedOperatorException) for e in _causes(error)):
+        return True
+    return not spec.has_fake
+
+
+# Dynamo reads a keyword argument named ``out`` as an ``out=`` call.
+_OUT_KEYWORD = "non-contiguous `out=` tensor"
+_OUT_ADVICE = (
+    "Dynamo reads a keyword argument named 'out' as an out= call and refuses a "
+    "non-contiguous view for it, so code that passes out=... by keyword cannot compile "
+    "with a strided output: rename the argument (e.g. 'output'), have callers pass it "
+    "positionally, or require a contiguous out"
+)
+
+
+def _out_keyword(spec: Spec, case: Case) -> list[Finding]:
+    """The op's written ``out`` is a non-contiguous view in this Case."""
+    if "out" not in spec.declared_writes or not isinstance(case.args.get("out"), View):
+        return []
+    out = case.bind(case.meta_buffers())["out"]
+    if out.is_contiguous():
+        return []
+    return [Finding("out argument", f"{_OUT_ADVICE}; this Case's out is strided", False)]
 
 
 def _no_fake(spec: Spec, error: BaseException) -> Finding:
-    qualname = spec.overload._schema.name if spec.overload else op_name(spec)
+    qualname = spec.overload._schema.name if spec.overload else spec.label
     return Finding(
         "fake",
-        f"{op_name(spec)} has no fake (meta) implementation, so FakeTensor, "
+        f"{spec.label} has no fake (meta) implementation, so FakeTensor, "
         "torch.compile and export cannot trace it: register one with "
         f'@torch.library.register_fake("{qualname}") returning outputs '
         f"with the real kernel's shapes, strides and aliasing "
@@ -149,7 +150,7 @@ def check_schema(spec: Spec, case: Case) -> list[Finding]:
         if fake.error is None:  # a failing fake is the fake check's finding
             found += verdicts.schema_aliasing(spec.overload, fake.outputs, fake.args, "fake")
     expectation = spec.reference(**case.bind(eager.buffers_before)) if spec.reference else None
-    found += verdicts.writes(case, eager, declared_writes(spec), expectation, spec.ulp_budget)
+    found += verdicts.writes(case, eager, spec.declared_writes, expectation, spec.ulp_budget)
     return found
 
 
@@ -161,6 +162,8 @@ def check_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) 
     compiler fault explains, is reported without blocking.
     """
     found = _compare_compiled(spec, case, batch)
+    if not any(f.verdict == "out argument" for f in found):
+        found += _out_keyword(spec, case)
     explainable = {"values", "inductor"}
     if batch is None or not any(f.blocking and f.verdict in explainable for f in found):
         return found
@@ -180,7 +183,7 @@ def check_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) 
     values_only = all(f.verdict == "values" for f in found if f.blocking)
     if (
         values_only
-        and declared_writes(spec)
+        and spec.declared_writes
         and DYNAMIC_WRITE_BACK.fits(lambda: agrees(_compare_compiled(spec, case)))
     ):
         fault = DYNAMIC_WRITE_BACK
@@ -191,6 +194,17 @@ def check_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) 
     return [fault.explain(f) if f.blocking and f.verdict in explainable else f for f in found]
 
 
+def _compile_failure(spec: Spec, error: BaseException) -> Finding:
+    """The compiled program raised: named by its real cause."""
+    if _missing_fake(spec, error):
+        return _no_fake(spec, error)
+    if _OUT_KEYWORD in str(error):
+        return Finding("out argument", f"the program passes out= by keyword: {_OUT_ADVICE}")
+    return Finding(
+        "inductor", "the Inductor-compiled program failed where eager ran: " + _error_text(error)
+    )
+
+
 def _compare_compiled(
     spec: Spec, case: Case, batch: BatchSignature | None = None, fresh: bool = False
 ) -> list[Finding]:
@@ -199,15 +213,7 @@ def _compare_compiled(
         return _crash(spec, eager)
     compiled = run_inductor(spec, case, batch, fresh)
     if compiled.error is not None:
-        if not _has_fake(spec):
-            return [_no_fake(spec, compiled.error)]
-        return [
-            Finding(
-                "inductor",
-                "the Inductor-compiled program failed where eager ran: "
-                + _error_text(compiled.error),
-            )
-        ]
+        return [_compile_failure(spec, compiled.error)]
     if compiled.vacuity is not None:
         return [Finding("harness", f"no verdict: {compiled.vacuity}")]
     found = verdicts.structure(eager.outputs, compiled.outputs, "compiled program", "eager program")

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from hypothesis import HealthCheck, event, example, given, note, settings
 
 from oracles.case import Case
-from oracles.checks import CHECKS, check_inductor, op_name
+from oracles.checks import CHECKS, check_inductor
 from oracles.findings import ConformanceFailure, Finding
 from oracles.signature import batch_signature
 from oracles.spec import Spec
@@ -71,7 +71,7 @@ def run_property(
                         if on_finding is not None:
                             on_finding(finding, description)
                 if any(finding.blocking for finding in findings):
-                    raise ConformanceFailure(check, op_name(spec), description, findings)
+                    raise ConformanceFailure(check, spec.label, description, findings)
 
         prop.__name__ = prop.__qualname__ = f"{check}_check_of_{spec.name.replace('.', '_')}"
         base = check_settings(base)

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import importlib
 import importlib.util
 import re
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import torch
 from hypothesis.strategies import SearchStrategy
+from torch._library.utils import can_generate_trivial_fake_impl
 
 from oracles.case import Case
 from oracles.reference import Expectation
@@ -31,8 +34,27 @@ class Unavailable(RuntimeError):
 
 
 def call_op(op: Callable, **args: Any) -> Any:
-    """The default program: the op alone, its outputs returned as they are."""
-    return op(**args)
+    """The default program: the op alone, its outputs returned as they are.
+
+    A torch op gets its arguments positionally, in schema order, as model code
+    passes them: Dynamo reads a keyword named ``out`` as an ``out=`` call.
+    """
+    positional = []
+    for name in positional_names(op):
+        if name not in args:
+            break
+        positional.append(args.pop(name))
+    return op(*positional, **args)
+
+
+@torch._dynamo.assume_constant_result
+def positional_names(op: Callable) -> tuple[str, ...]:
+    """The names of a torch op's positional arguments in schema order (none for a
+    Python function); a constant to Dynamo, which cannot read a schema."""
+    schema = getattr(op, "_schema", None)
+    if schema is None:
+        return ()
+    return tuple(a.name for a in schema.arguments if not a.kwarg_only)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,6 +122,44 @@ class Spec:
         return op if isinstance(op, torch._ops.OpOverload) else None
 
     @property
+    def label(self) -> str:
+        """The op as messages name it."""
+        overload = self.overload
+        if overload is not None:
+            return str(overload)
+        return getattr(self.op, "__qualname__", repr(self.op))
+
+    @property
+    def declared_writes(self) -> set[str]:
+        """The arguments the schema declares written (``Tensor(a!)``)."""
+        overload = self.overload
+        if overload is None:
+            return set()
+        return {
+            a.name
+            for a in overload._schema.arguments
+            if a.alias_info is not None and a.alias_info.is_write
+        }
+
+    @property
+    def has_fake(self) -> bool:
+        """FakeTensor can trace the op: a Python fake, a Meta kernel, a
+        decomposition, or the trivial fake torch makes for a mutating op that
+        returns nothing."""
+        overload = self.overload
+        if overload is None:
+            return True
+        name = overload._schema.name
+        if torch._library.simple_registry.singleton.find(name).fake_impl.kernel is not None:
+            return True
+        if can_generate_trivial_fake_impl(overload):
+            return True
+        return any(
+            torch._C._dispatch_has_kernel_for_dispatch_key(name, key)
+            for key in ("Meta", "CompositeImplicitAutograd")
+        )
+
+    @property
     def id(self) -> str:
         return "-".join((*self.families, self.name))
 
@@ -162,6 +222,33 @@ def validate(spec: Any, where: str) -> Spec:
     return spec
 
 
+def _import_file(path: Path) -> Any:
+    """Import a spec file as pytest imports a test module: its folder on
+    ``sys.path`` (so it imports its sibling modules) and registered in
+    ``sys.modules`` under an importable name (Dynamo looks modules up by name)."""
+    path = path.resolve()
+    folder = str(path.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    name = path.stem
+    existing = sys.modules.get(name)
+    if existing is not None and Path(getattr(existing, "__file__", "") or "").resolve() == path:
+        return existing
+    if existing is not None or not name.isidentifier():
+        digest = hashlib.sha256(str(path).encode()).hexdigest()[:8]
+        stem = re.sub(r"\W", "_", path.stem)
+        name = f"specs_{stem}_{digest}"
+    loader = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(loader)
+    sys.modules[name] = module
+    try:
+        loader.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
 def load_specs(target: str) -> list[Spec]:
     """The specs of a spec module given as a file path or a module name."""
     path = Path(target)
@@ -169,9 +256,7 @@ def load_specs(target: str) -> list[Spec]:
         if path.suffix == ".py" or path.exists():
             if not path.is_file():
                 raise SpecError(f"{target}: no such spec file")
-            loader = importlib.util.spec_from_file_location(f"specs_{path.stem}", path)
-            module = importlib.util.module_from_spec(loader)
-            loader.loader.exec_module(module)
+            module = _import_file(path)
         else:
             module = importlib.import_module(target)
     except SpecError:
