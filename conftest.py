@@ -49,6 +49,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "batches (default 10; 1 compiles every Case alone, statically)",
     )
     parser.addoption(
+        "--repro-dir",
+        type=Path,
+        default=Path(__file__).parent / "reports" / "out" / "repro",
+        metavar="DIR",
+        help="where a failing check writes its standalone repro script and the Cases "
+        "--replay reruns (default reports/out/repro)",
+    )
+    parser.addoption(
+        "--replay",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="rerun exactly the Cases of a failure (the .cases file its report names) "
+        "instead of a search",
+    )
+    parser.addoption(
         "--fresh-caches",
         action="store_true",
         help="compile into a fresh Inductor cache, removed at exit, instead of "

@@ -35,7 +35,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 import conftest  # noqa: F401  (registers the Hypothesis profiles)
 from oracles.checks import check_fake, check_inductor
 from oracles.compile import compiled_programs, use_cache_root
-from oracles.findings import ConformanceFailure
+from oracles.findings import CheckFailure
 from oracles.modes import program_of
 from oracles.properties import BATCH_SIZE, run_property
 from oracles.signature import batch_signature, bind, signature_of
@@ -190,7 +190,7 @@ def time_to_finding(spec, check: str) -> float:
     start = time.perf_counter()
     try:
         run_property(spec, check, settings.get_profile("ci"))
-    except ConformanceFailure:
+    except CheckFailure:
         return time.perf_counter() - start
     return float("nan")
 

@@ -21,6 +21,7 @@ import dataclasses
 import hashlib
 import marshal
 import os
+import sys
 import tempfile
 import types
 from collections.abc import Callable, Iterator, Sequence
@@ -77,6 +78,20 @@ def _filled(cell: types.CellType) -> bool:
     except ValueError:
         return False
     return True
+
+
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Native code's writes to file descriptor 2 go nowhere for a moment."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 @dataclasses.dataclass
@@ -167,8 +182,14 @@ class CompiledProgram:
 
     def _kernel_calls_of(self, inputs: tuple) -> tuple[Any, int]:
         """Run under the profiler: the result and the op's real calls."""
-        with profile(activities=[ProfilerActivity.CPU]) as prof:
+        prof = profile(activities=[ProfilerActivity.CPU])
+        with _quiet_stderr():  # the profiler announces its start and stop there
+            prof.start()
+        try:
             result = self._compiled(*inputs)
+        finally:
+            with _quiet_stderr():
+                prof.stop()
         name = self.op._schema.name if self.op is not None else None
         return result, sum(1 for event in prof.events() if event.name == name)
 

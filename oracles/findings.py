@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -24,13 +27,60 @@ class Finding:
 
 
 class ConformanceFailure(AssertionError):
-    """A check found disagreements; the message lists every Finding."""
+    """A check found disagreements on one Case; the message lists every Finding.
 
-    def __init__(self, check: str, op: str, case: str, findings: list[Finding]):
+    ``cases`` are the Cases its Hypothesis example ran (a batch, or one),
+    ``index`` the failing one; ``rerun``, ``script`` (or ``script_problem``)
+    say how to reproduce it, once written.
+    """
+
+    def __init__(
+        self,
+        check: str,
+        op: str,
+        case: str,
+        findings: list[Finding],
+        cases: Sequence[Any] = (),
+        index: int = 0,
+        batched: bool = False,
+    ):
         self.findings = findings
         self.case = case
+        self.cases = tuple(cases)
+        self.index = index
+        self.batched = batched
+        self.rerun: str | None = None
+        self.script: Path | None = None
+        self.script_problem: str | None = None
         lines = "\n".join(f"  {finding}" for finding in findings)
         super().__init__(f"{check} check of {op} failed on {case}\n{lines}")
+
+    def report(self) -> str:
+        """The Findings, the Case and how to reproduce it."""
+        lines = [str(self)]
+        if self.rerun is not None:
+            lines.append(f"  rerun this Case: {self.rerun}")
+        if self.script is not None:
+            lines.append(f"  standalone repro (plain torch): python {self.script}")
+        elif self.script_problem is not None:
+            lines.append(f"  no standalone repro could be written: {self.script_problem}")
+        return "\n".join(lines)
+
+
+class CheckFailure(AssertionError):
+    """A check failed: every distinct failure Hypothesis found, each shrunk."""
+
+    def __init__(self, failures: Sequence[ConformanceFailure]):
+        self.failures = list(failures)
+        self.findings = [f for failure in self.failures for f in failure.findings]
+        super().__init__(self.report())
+
+    def report(self) -> str:
+        reports = [failure.report() for failure in self.failures]
+        if len(reports) == 1:
+            return reports[0]
+        heading = f"{len(reports)} distinct failures (other verdicts or other argument ranks):"
+        return "\n".join([heading, *(f"({n}) {r}" for n, r in enumerate(reports, 1))])
 
 
 def describe_tensor(tensor: torch.Tensor) -> str:

@@ -1,40 +1,133 @@
 """Run a check as a Hypothesis property over a spec's Cases.
 
-The property fails with a :class:`~oracles.findings.ConformanceFailure`
-listing every Finding, which Hypothesis shrinks to a minimal Case. The
-spec's explicit examples always run first. Every check runs the profile's
-number of Cases; compiled ones have no deadline and no slowness health
-check, since a cold compile costs a second.
+A failing Case raises a :class:`~oracles.findings.ConformanceFailure` listing
+every Finding, which Hypothesis shrinks to a minimal Case. Failures with other
+blocking verdicts or on arguments of other ranks are distinct bugs to
+Hypothesis, each shrunk and reported on its own, so one run answers "did the
+fix work on 2-D and 4-D?". Shrinking stops after ``SHRINK_SECONDS``, since
+every step of a compiled check compiles. The spec's explicit examples always
+run first.
 
-Where the spec draws batches, the Inductor check's Hypothesis example is a
-batch of Cases sharing one compiled program (dynamic in what varies across
-the batch), and the profile's number of Cases is reached in fewer, larger
-examples: that is what amortizes the compiles.
+The Inductor check's Hypothesis example is a batch of Cases sharing one
+compiled program (dynamic in what varies across the batch), drawn by the
+spec's ``batches`` or derived from its ``cases``; the profile's number of
+Cases is reached in fewer, larger examples: that amortizes the compiles.
+
+Each failure can write a standalone repro script and the Cases it ran, which
+``replay`` runs again without a search.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import functools
 import math
-from collections.abc import Callable
+import pickle
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
-from hypothesis import HealthCheck, event, example, given, note, settings
+import hypothesis.internal.conjecture.engine as hypothesis_engine
+import torch
+from hypothesis import HealthCheck, event, example, given, note, reject, settings
+from hypothesis import strategies as st
+from hypothesis.internal.compat import BaseExceptionGroup
 
-from oracles.case import Case
+from oracles.case import Case, CaseError
 from oracles.checks import CHECKS, check_inductor
-from oracles.findings import ConformanceFailure, Finding
-from oracles.signature import batch_signature
-from oracles.spec import Spec
+from oracles.findings import CheckFailure, ConformanceFailure, Finding
+from oracles.signature import batch_signature, signature_of
+from oracles.spec import Spec, SpecError
 
-# Cases per compiled program in the Inductor check, where the spec draws batches.
+# Cases per compiled program in the Inductor check.
 BATCH_SIZE = 10
+# Shrinking a failure stops after this long: every step of a compiled check
+# compiles, and a minimal Case a minute late is worth less than a good one now.
+SHRINK_SECONDS = 45
 
 
 def check_settings(base: settings | None = None) -> settings:
     return settings(
         base or settings(),
         deadline=None,
+        print_blob=False,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
+
+
+@st.composite
+def derived_batches(draw: st.DrawFn, cases: st.SearchStrategy[Case], size: int) -> list[Case]:
+    """Batches from any strategy of Cases: a first Case, then Cases drawn
+    again that share its Signature (other sizes, one compiled program); a
+    draw of another structure gives way to the first Case with other values."""
+    first = draw(cases)
+    signature = signature_of(first)[0]
+    batch = [first]
+    while len(batch) < size:
+        other = draw(cases)
+        if signature_of(other)[0] != signature:
+            other = dataclasses.replace(first, seed=draw(st.integers(0, 2**32 - 1)))
+        batch.append(other)
+    return batch
+
+
+@functools.cache
+def _failure_class(key: str) -> type[ConformanceFailure]:
+    """One exception type per kind of failure: Hypothesis tells bugs apart by type."""
+    return type(f"ConformanceFailure[{key}]", (ConformanceFailure,), {})
+
+
+def _kind(case: Case, findings: Sequence[Finding]) -> str:
+    """What makes two failures distinct bugs: their blocking verdicts and the
+    ranks of the Case's tensor arguments."""
+    verdicts = ",".join(sorted({f.verdict for f in findings if f.blocking}))
+    ranks = ",".join(
+        f"{name}:{value.dim()}-D"
+        for name, value in case.bind(case.meta_buffers()).items()
+        if isinstance(value, torch.Tensor)
+    )
+    return f"{verdicts} on {ranks}"
+
+
+@contextlib.contextmanager
+def _shrink_budget(seconds: float) -> Iterator[None]:
+    previous = hypothesis_engine.MAX_SHRINKING_SECONDS
+    hypothesis_engine.MAX_SHRINKING_SECONDS = seconds
+    try:
+        yield
+    finally:
+        hypothesis_engine.MAX_SHRINKING_SECONDS = previous
+
+
+@dataclasses.dataclass(frozen=True)
+class Replay:
+    """The Cases one failing Hypothesis example ran, to run them again."""
+
+    spec: str
+    check: str
+    cases: tuple[Case, ...]
+    index: int  # the failing Case
+    batched: bool
+
+    def save(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps(self))
+        return path
+
+    @staticmethod
+    def load(path: Path) -> Replay:
+        replay = pickle.loads(Path(path).read_bytes())
+        if not isinstance(replay, Replay):
+            raise SpecError(f"{path} holds no Cases to replay")
+        return replay
+
+
+@dataclasses.dataclass(frozen=True)
+class ReproOptions:
+    """Where a failure's repro files go, and the command that reruns a test."""
+
+    folder: Path
+    rerun: str  # a command line; " --replay=<file>" is appended
 
 
 def run_property(
@@ -43,19 +136,28 @@ def run_property(
     base: settings | None = None,
     on_finding: Callable[[Finding, str], None] | None = None,
     batch_size: int = BATCH_SIZE,
+    repro: ReproOptions | None = None,
+    replay: Replay | None = None,
+    shrink_seconds: float = SHRINK_SECONDS,
 ) -> None:
-    """Run ``check`` on the spec's examples, then on generated Cases.
+    """Run ``check`` on the spec's examples, then on generated Cases (or on
+    the Cases of ``replay`` alone); raise CheckFailure on blocking Findings.
 
     ``on_finding(finding, case)`` sees every non-blocking Finding, and the
-    blocking ones of the Case the property finally fails on. ``batch_size``
+    blocking ones of the Cases the property finally fails on. ``batch_size``
     1 compiles every Case on its own.
     """
-    batched = check == "inductor" and spec.batches is not None and batch_size > 1
+    batched = check == "inductor" and batch_size > 1
     judge = CHECKS[check]
     with spec.installed():
+        names = _argument_names(spec)
 
         def prop(cases: list[Case]) -> None:
             batch = batch_signature(cases) if batched and len(cases) > 1 else None
+            for case in cases:
+                _check_arguments(spec, case, names)
+                if spec.domain is not None and spec.domain.violations(case):
+                    reject()  # outside the kernel's declared domain
             for index, case in enumerate(cases):
                 description = case.describe()
                 if batch is not None:
@@ -71,25 +173,107 @@ def run_property(
                         if on_finding is not None:
                             on_finding(finding, description)
                 if any(finding.blocking for finding in findings):
-                    raise ConformanceFailure(check, spec.label, description, findings)
+                    raise _failure_class(_kind(case, findings))(
+                        check, spec.label, description, findings, cases, index, batch is not None
+                    )
 
-        prop.__name__ = prop.__qualname__ = f"{check}_check_of_{spec.name.replace('.', '_')}"
-        base = check_settings(base)
-        if batched:
-            strategy = spec.batches(batch_size)
-            base = settings(base, max_examples=math.ceil(base.max_examples / batch_size))
-        else:
-            strategy = spec.cases.map(lambda case: [case])
-        test = given(cases=strategy)(prop)
-        for case in reversed(spec.examples):
-            test = example(cases=[case])(test)
-        test = base(test)
-        # One example database entry per spec and check, not one for all.
-        test.hypothesis.inner_test._hypothesis_internal_add_digest = f"{spec.name}/{check}".encode()
         try:
-            test()
-        except ConformanceFailure as failure:
-            for finding in failure.findings:
-                if finding.blocking and on_finding is not None:
-                    on_finding(finding, failure.case)
-            raise
+            if replay is not None:
+                prop(list(replay.cases))
+            else:
+                _search(spec, check, prop, base, batched, batch_size, shrink_seconds)
+        except CaseError as error:
+            raise SpecError(f"spec {spec.name!r}: {error}") from None
+        except (ConformanceFailure, BaseExceptionGroup) as error:
+            failures = _failures(error)
+            for number, failure in enumerate(failures, 1):
+                if repro is not None:
+                    _write_repro(spec, check, failure, repro, number if len(failures) > 1 else 0)
+                for finding in failure.findings:
+                    if finding.blocking and on_finding is not None:
+                        on_finding(finding, failure.case)
+            raise CheckFailure(failures) from None
+
+
+def _search(spec, check, prop, base, batched, batch_size, shrink_seconds) -> None:
+    base = check_settings(base)
+    if batched:
+        strategy = (
+            spec.batches(batch_size)
+            if spec.batches is not None
+            else derived_batches(spec.cases, batch_size)
+        )
+        base = settings(base, max_examples=math.ceil(base.max_examples / batch_size))
+    else:
+        strategy = spec.cases.map(lambda case: [case])
+    prop.__name__ = prop.__qualname__ = f"{check}_check_of_{spec.name.replace('.', '_')}"
+    test = given(cases=strategy)(prop)
+    for case in reversed(spec.examples):
+        test = example(cases=[case])(test)
+    test = base(test)
+    # One example database entry per spec and check, not one for all.
+    test.hypothesis.inner_test._hypothesis_internal_add_digest = f"{spec.name}/{check}".encode()
+    with _shrink_budget(shrink_seconds):
+        test()
+
+
+def _failures(error: BaseException) -> list[ConformanceFailure]:
+    if isinstance(error, ConformanceFailure):
+        return [error]
+    found = [f for e in error.exceptions for f in _failures(e)]
+    if len(found) < len(_leaves(error)):
+        raise error  # something other than a conformance failure went wrong
+    return found
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for e in error.exceptions for leaf in _leaves(e)]
+    return [error]
+
+
+def _write_repro(
+    spec: Spec, check: str, failure: ConformanceFailure, repro: ReproOptions, number: int
+) -> None:
+    stem = f"{spec.name}-{check}" + (f"-{number}" if number else "")
+    cases_file = Replay(spec.name, check, failure.cases, failure.index, failure.batched).save(
+        repro.folder / f"{stem}.cases"
+    )
+    failure.rerun = f"{repro.rerun} --replay={_shown(cases_file)}"
+    try:
+        from oracles.repro import write_repro
+
+        failure.script = _shown(
+            write_repro(
+                spec,
+                check,
+                failure.cases,
+                failure.index,
+                failure.batched,
+                repro.folder / f"{stem}.py",
+            )
+        )
+    except Exception as error:  # a repro that cannot be written must not hide the failure
+        failure.script_problem = f"{type(error).__name__}: {error}"
+
+
+def _shown(path: Path) -> Path:
+    """``path`` relative to the working directory where it lies below it."""
+    try:
+        return path.resolve().relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
+def _argument_names(spec: Spec) -> set[str] | None:
+    overload = spec.overload
+    return None if overload is None else {a.name for a in overload._schema.arguments}
+
+
+def _check_arguments(spec: Spec, case: Case, names: set[str] | None) -> None:
+    unknown = sorted(set(case.args) - names) if names is not None else []
+    if unknown:
+        raise SpecError(
+            f"spec {spec.name!r}: its Cases pass {unknown}, which {spec.label} does not "
+            f"take; its schema is `{spec.overload._schema}`"
+        )

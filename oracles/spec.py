@@ -22,6 +22,7 @@ from hypothesis.strategies import SearchStrategy
 from torch._library.utils import can_generate_trivial_fake_impl
 
 from oracles.case import Case
+from oracles.domain import Domain
 from oracles.reference import Expectation
 
 
@@ -83,7 +84,9 @@ class Spec:
     - ``batches``: ``batches(n)``, a strategy of lists of ``n`` Cases that
       share a Signature (one model's calls at other token counts). The
       Inductor check then compiles once per batch, with dynamic shapes in
-      what varies across it. None: every Case compiles on its own.
+      what varies across it. None: batches are derived from ``cases``.
+    - ``domain``: the inputs the kernel handles (:class:`~oracles.domain.Domain`);
+      Cases outside it are never checked.
     """
 
     name: str
@@ -98,6 +101,7 @@ class Spec:
     fake: Callable | None = None
     prepare: Callable[[], None] | None = None
     batches: Callable[[int], SearchStrategy] | None = None
+    domain: Domain | None = None
 
     def resolve(self) -> Callable:
         """The op as a callable: a qualified name is looked up in torch.ops."""
@@ -215,6 +219,8 @@ def validate(spec: Any, where: str) -> Spec:
         problems.append(f"examples must be Cases, got {type(bad[0]).__name__}")
     if spec.batches is not None and not callable(spec.batches):
         problems.append("batches must be callable as batches(n), or None")
+    if spec.domain is not None and not isinstance(spec.domain, Domain):
+        problems.append(f"domain must be an oracles.domain.Domain, got {spec.domain!r}")
     if spec.fake is not None and not isinstance(spec.op, str) and spec.overload is None:
         problems.append("fake needs op to be a torch.ops overload")
     if problems:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from oracles.case import Buffer, Case, View
 from oracles.compile import compiled_programs
-from oracles.findings import ConformanceFailure
+from oracles.findings import CheckFailure
 from oracles.properties import run_property
 from oracles.rope_cases import rope_cases
 from oracles.signature import BatchError, batch_signature, bind, signature_of
@@ -92,7 +92,7 @@ def test_a_failure_in_a_batch_names_the_case_and_its_batch():
         out = op(**args)
         return out + 1 if torch.compiler.is_compiling() else out
 
-    with pytest.raises(ConformanceFailure) as info:
+    with pytest.raises(CheckFailure) as info:
         run_property(
             _spec(miscompiled), "inductor", settings(max_examples=20, database=None), batch_size=5
         )

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -74,8 +75,12 @@ def test_unavailable_prerequisites_skip_with_the_reason():
         raise Unavailable("no C++ compiler: 'c++' is not on PATH")
 
     spec = Spec(name="x", op=abs, cases=rope_cases(), reference=None, prepare=prepare)
+    options = {"--replay": None, "--specs": [], "--batch-size": None, "--repro-dir": CHECKOUT}
+    request = SimpleNamespace(
+        config=SimpleNamespace(getoption=options.get), node=SimpleNamespace(nodeid="x")
+    )
     with pytest.raises(pytest.skip.Exception, match="x: no C\\+\\+ compiler"):
-        test_conformance.test_fake(spec, None)
+        test_conformance.test_fake(spec, request, None)
 
 
 def test_missing_compiler_is_named(monkeypatch):

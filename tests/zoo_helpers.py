@@ -6,7 +6,7 @@ import pytest
 from hypothesis import settings
 
 from kernels.build import toolchain_problem
-from oracles.findings import ConformanceFailure
+from oracles.findings import CheckFailure
 from oracles.properties import run_property
 from oracles.spec import Spec
 from suites import zoo
@@ -24,8 +24,8 @@ def zoo_spec(name: str) -> Spec:
 
 
 def failure(spec: Spec, check: str) -> str:
-    """The message of the ConformanceFailure the check must raise in the ci profile."""
-    with pytest.raises(ConformanceFailure) as info:
+    """The message of the CheckFailure the check must raise in the ci profile."""
+    with pytest.raises(CheckFailure) as info:
         run_property(spec, check, CI)
     return str(info.value)
 
