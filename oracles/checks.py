@@ -13,7 +13,11 @@ from oracles import verdicts
 from oracles.case import Case, View
 from oracles.expected import expected_program
 from oracles.findings import Finding
-from oracles.known_faults import AUTOGRAD_CACHE_SPECIALIZATION, DYNAMIC_WRITE_BACK
+from oracles.known_faults import (
+    AUTOGRAD_CACHE_SPECIALIZATION,
+    DYNAMIC_WRITE_BACK,
+    MUTATED_INPUT_ALIAS,
+)
 from oracles.modes import Observation, run_eager, run_fake, run_inductor, run_program
 from oracles.signature import BatchSignature
 from oracles.spec import Spec
@@ -164,8 +168,8 @@ def check_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) 
     found = _compare_compiled(spec, case, batch)
     if not any(f.verdict == "out argument" for f in found):
         found += _out_keyword(spec, case)
-    explainable = {"values", "inductor"}
-    if batch is None or not any(f.blocking and f.verdict in explainable for f in found):
+    blocking = {f.verdict for f in found if f.blocking}
+    if not blocking:
         return found
 
     def agrees(findings: list[Finding]) -> bool:
@@ -175,14 +179,26 @@ def check_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) 
         with functorch_config.patch(enable_autograd_cache=False):
             return _compare_compiled(spec, case, batch, fresh=True)
 
-    # The evidence for each fault: the write-back fault needs an op that
-    # writes in place, wrong values only, and a static compile of the Case
-    # that agrees; the cache fault, a fresh compile with that cache off that
-    # agrees. Either way the op and its fake are not at fault.
-    fault = None
-    values_only = all(f.verdict == "values" for f in found if f.blocking)
+    # The evidence for each fault. Aliasing: an op that writes in place, an
+    # output that aliases an input only in the compiled program, and the
+    # same program through aot_eager (every stage before Inductor) agrees.
+    # Write-back: an op that writes in place, wrong values only, and a
+    # static compile of the Case that agrees. The cache fault: a fresh
+    # compile with that cache off agrees. The op and its fake are not at fault.
+    fault, explainable = None, {"values", "inductor"}
     if (
-        values_only
+        "aliasing" in blocking
+        and blocking <= {"aliasing", "metadata"}
+        and spec.declared_writes
+        and MUTATED_INPUT_ALIAS.fits(
+            lambda: agrees(_compare_compiled(spec, case, batch, backend="aot_eager"))
+        )
+    ):
+        fault, explainable = MUTATED_INPUT_ALIAS, {"aliasing", "metadata"}
+    elif batch is None or not blocking & explainable:
+        return found
+    elif (
+        blocking == {"values"}
         and spec.declared_writes
         and DYNAMIC_WRITE_BACK.fits(lambda: agrees(_compare_compiled(spec, case)))
     ):
@@ -206,12 +222,16 @@ def _compile_failure(spec: Spec, error: BaseException) -> Finding:
 
 
 def _compare_compiled(
-    spec: Spec, case: Case, batch: BatchSignature | None = None, fresh: bool = False
+    spec: Spec,
+    case: Case,
+    batch: BatchSignature | None = None,
+    fresh: bool = False,
+    backend: str = "inductor",
 ) -> list[Finding]:
     eager = run_program(spec, case)
     if eager.error is not None:
         return _crash(spec, eager)
-    compiled = run_inductor(spec, case, batch, fresh)
+    compiled = run_inductor(spec, case, batch, fresh, backend)
     if compiled.error is not None:
         return [_compile_failure(spec, compiled.error)]
     if compiled.vacuity is not None:

@@ -34,6 +34,7 @@ import torch._dynamo.config as dynamo_config
 import torch._functorch.config as functorch_config
 import torch._inductor.config as inductor_config
 import torch.fx.experimental._config as shape_config
+from torch._dynamo.backends.registry import lookup_backend
 from torch._inductor.compile_fx import compile_fx
 from torch.profiler import ProfilerActivity, profile
 
@@ -117,8 +118,10 @@ class CompiledProgram:
         op: torch._ops.OpOverload | None,
         cache_dir: Path,
         dynamic: bool = False,
+        backend: str = "inductor",
     ):
         self.op = op
+        self.backend = backend
         self.cache_dir = cache_dir
         self.compiles = 0
         self.op_in_graph = False
@@ -144,7 +147,11 @@ class CompiledProgram:
                 self.graph_calls += 1
                 if self.op is not None and node.target in (self.op, self.op.overloadpacket):
                     self.op_in_graph = True
-        compiled = compile_fx(gm, example_inputs)
+        compiled = (
+            compile_fx(gm, example_inputs)
+            if self.backend == "inductor"
+            else lookup_backend(self.backend)(gm, example_inputs)
+        )
         graph = self.compiles
 
         def run(*args: Any) -> Any:
@@ -260,14 +267,15 @@ class CompiledPrograms:
         make: Callable[[], Callable[..., Any]],
         dynamic: bool = False,
         fresh: bool = False,
+        backend: str = "inductor",
     ) -> CompiledProgram:
         """The program of ``key``; ``fresh``: a new one that compiles from
         scratch (still through the disk cache) and is not kept."""
-        key = (*key, dynamic, fingerprint(op))
+        key = (*key, dynamic, backend, fingerprint(op))
         program = None if fresh else self._programs.get(key)
         if program is None:
             cache_dir = self.cache_root / f"torch-{torch.__version__}" / key[-1]
-            program = CompiledProgram(make(), op, cache_dir, dynamic)
+            program = CompiledProgram(make(), op, cache_dir, dynamic, backend)
             if not fresh:
                 self._programs[key] = program
         return program

@@ -61,3 +61,14 @@ AUTOGRAD_CACHE_SPECIALIZATION = KnownFault(
     repro="tests/test_compiler_faults.py::test_a_cached_graph_specialized_to_other_sizes_"
     "is_reported",
 )
+
+
+MUTATED_INPUT_ALIAS = KnownFault(
+    name="mutated-input alias",
+    releases=("2.13.", "2.14."),
+    summary="after an op mutates a graph input, a copy of it (clone(), or a cat of "
+    "that one tensor) comes back as a view of the input: writing to the result "
+    "changes the input (upstream pytorch/pytorch#195451 and its fix PR #195484)",
+    repro="tests/test_compiler_faults.py::test_the_known_fault_list_says_where_a_"
+    "copy_of_a_mutated_input_aliases_it",
+)

@@ -119,13 +119,18 @@ def run_program(spec: Spec, case: Case) -> Observation:
 
 
 def run_inductor(
-    spec: Spec, case: Case, batch: BatchSignature | None = None, fresh: bool = False
+    spec: Spec,
+    case: Case,
+    batch: BatchSignature | None = None,
+    fresh: bool = False,
+    backend: str = "inductor",
 ) -> Observation:
     """The program compiled by Inductor, the Case's sizes passed as inputs.
 
     Alone, a Case compiles statically: one compile per Signature and sizes.
     In a ``batch``, one compile serves every Case of the batch, symbolic only
-    in what varies across it. ``fresh`` compiles a new program for this Case.
+    in what varies across it. ``fresh`` compiles a new program for this Case;
+    ``backend`` names another Dynamo backend (a stage before Inductor).
     """
     if batch is None:
         signature, sizes = signature_of(case)
@@ -144,7 +149,7 @@ def run_inductor(
         return program
 
     key = (spec.name, spec.op, spec.program, signature, specialized)
-    compiled = compiled_programs().get(key, spec.overload, make, dynamic, fresh)
+    compiled = compiled_programs().get(key, spec.overload, make, dynamic, fresh, backend)
     buffers = case.allocate()
     before = _snapshot(buffers)
     if batch is not None:
@@ -158,7 +163,7 @@ def run_inductor(
         evidence.append(call_evidence)
         return result
 
-    observation = _observe("inductor", call, {}, buffers, before)
+    observation = _observe(backend, call, {}, buffers, before)
     if evidence:
         observation.vacuity = compiled.vacuity(evidence[0])
     return observation

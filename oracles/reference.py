@@ -54,15 +54,15 @@ def ulp_error(got: torch.Tensor, expected: Expected) -> torch.Tensor:
 def rope(
     positions: torch.Tensor,
     query: torch.Tensor,
-    key: torch.Tensor,
+    key: torch.Tensor | None,
     head_size: int,
     cos_sin_cache: torch.Tensor,
     is_neox: bool,
-) -> tuple[Expected, Expected]:
-    """Rotary embedding of query and key in float64, in their own shapes."""
+) -> tuple[Expected, Expected | None]:
+    """Rotary embedding of query and key (if any) in float64, in their own shapes."""
     return (
         _rotate(positions, query, head_size, cos_sin_cache, is_neox),
-        _rotate(positions, key, head_size, cos_sin_cache, is_neox),
+        None if key is None else _rotate(positions, key, head_size, cos_sin_cache, is_neox),
     )
 
 
@@ -92,9 +92,10 @@ def _rotate(positions, x, head_size, cache, is_neox) -> Expected:
 
 
 def rope_writes(**args) -> Expectation:
-    """For an op that rotates query and key in place."""
+    """For an op that rotates query and key (if any) in place."""
     query, key = rope(**args)
-    return Expectation(writes={"query": query, "key": key})
+    writes = {"query": query} if key is None else {"query": query, "key": key}
+    return Expectation(writes=writes)
 
 
 def rope_outputs(**args) -> Expectation:

@@ -21,6 +21,7 @@ import torch
 from hypothesis import strategies as st
 
 from oracles.case import Buffer, Case, View
+from oracles.domain import Domain
 from oracles.layouts import LayoutPlan, LayoutStructure, layout_plans, layout_structures
 
 HEAD_SIZES = (64, 80, 128, 256)
@@ -60,32 +61,66 @@ class RopeStructure:
     key: LayoutStructure | None
     positions: LayoutStructure
     cache: LayoutStructure
+    without_key: bool = False  # key passed as None (an optional key)
+
+
+@dataclasses.dataclass(frozen=True)
+class RopeDomain:
+    """What a rope strategy may draw; ``within(domain)`` narrows it to a
+    kernel's declared Domain."""
+
+    ndims: tuple[int, ...] = (2, 3, 4)
+    layouts: tuple[str, ...] = LAYOUTS
+    dtypes: tuple[torch.dtype, ...] = DTYPES
+    optional_key: bool = False  # the op takes key=None
+    contiguous: frozenset[str] = frozenset()  # arguments drawn contiguous
+
+    def within(self, domain: Domain | None) -> RopeDomain:
+        if domain is None:
+            return self
+        contiguous = frozenset(domain.contiguous)
+        layouts = self.layouts
+        if {"query", "key"} & contiguous:
+            layouts = ("contiguous",)
+        return dataclasses.replace(
+            self,
+            ndims=tuple(n for n in self.ndims if n in domain.ranks.get("query", self.ndims)),
+            layouts=layouts,
+            dtypes=tuple(d for d in self.dtypes if d in (domain.dtypes or self.dtypes)),
+            contiguous=self.contiguous | contiguous,
+        )
+
+
+def _argument_layout(draw: st.DrawFn, name: str, ndim: int, d: RopeDomain, **flags):
+    if name in d.contiguous:
+        return LayoutStructure(tuple(range(ndim)), (False,) * ndim, frozenset())
+    return draw(layout_structures(ndim, **flags))
 
 
 @st.composite
-def rope_structures(
-    draw: st.DrawFn,
-    ndims: tuple[int, ...] = (2, 3, 4),
-    layouts: tuple[str, ...] = LAYOUTS,
-) -> RopeStructure:
-    ndim = draw(st.sampled_from(ndims))
-    layout = draw(st.sampled_from(layouts))
+def rope_structures(draw: st.DrawFn, d: RopeDomain = RopeDomain()) -> RopeStructure:
+    ndim = draw(st.sampled_from(d.ndims))
+    layout = draw(st.sampled_from(d.layouts))
     strided = layout == "strided"
     return RopeStructure(
         ndim=ndim,
         head_size=draw(st.sampled_from(HEAD_SIZES)),
         is_neox=draw(st.booleans()),
-        dtype=draw(st.sampled_from(DTYPES)),
+        dtype=draw(st.sampled_from(d.dtypes)),
         layout=layout,
         qkv_gap=layout == "fused_qkv" and draw(st.booleans()),
         query=draw(layout_structures(ndim)) if strided else None,
         key=draw(layout_structures(ndim)) if strided else None,
-        positions=draw(
-            layout_structures(
-                2 if ndim == 4 else 1, last_dim_contiguous=False, allow_broadcast=True
-            )
+        positions=_argument_layout(
+            draw,
+            "positions",
+            2 if ndim == 4 else 1,
+            d,
+            last_dim_contiguous=False,
+            allow_broadcast=True,
         ),
-        cache=draw(layout_structures(2, last_dim_contiguous=False)),
+        cache=_argument_layout(draw, "cos_sin_cache", 2, d, last_dim_contiguous=False),
+        without_key=d.optional_key and draw(st.booleans()),
     )
 
 
@@ -191,34 +226,57 @@ def rope_cases_of(draw: st.DrawFn, m: RopeModel) -> Case:
     )
     cache = m.cache.of((p.max_position, p.rotary_dim))
     buffers["cos_sin_cache"] = Buffer(cache.buffer_shape, p.dtype)
+    if s.without_key:
+        buffers.pop("key", None)
     args = {
         "positions": View("positions", positions.ops),
         "query": views["query"],
-        "key": views["key"],
+        "key": None if s.without_key else views["key"],
         "head_size": p.head_size,
         "cos_sin_cache": View("cos_sin_cache", cache.ops),
         "is_neox": p.is_neox,
     }
     seed = draw(st.integers(0, 2**32 - 1))
-    return Case(buffers, args, seed=seed, label=f"{p.ndim}-D {s.layout}")
+    label = f"{p.ndim}-D {s.layout}" + (" without key" if s.without_key else "")
+    return Case(buffers, args, seed=seed, label=label)
+
+
+def _inside(strategy: st.SearchStrategy, domain: Domain | None, cases=lambda x: [x]):
+    """The draws of ``strategy`` inside ``domain``'s rules the layouts cannot express."""
+    if domain is None or domain.rule is None:
+        return strategy
+    return strategy.filter(lambda drawn: not any(domain.violations(c) for c in cases(drawn)))
 
 
 def rope_cases(
-    ndims: tuple[int, ...] = (2, 3, 4), layouts: tuple[str, ...] = LAYOUTS
+    ndims: tuple[int, ...] = (2, 3, 4),
+    layouts: tuple[str, ...] = LAYOUTS,
+    *,
+    optional_key: bool = False,
+    domain: Domain | None = None,
 ) -> st.SearchStrategy[Case]:
-    """Cases for ``op(positions, query, key, head_size, cos_sin_cache, is_neox)``."""
-    return rope_structures(ndims, layouts).flatmap(rope_models).flatmap(rope_cases_of)
+    """Cases for ``op(positions, query, key, head_size, cos_sin_cache, is_neox)``;
+    ``optional_key``: key is sometimes None; ``domain``: only Cases inside it."""
+    d = RopeDomain(ndims, layouts, optional_key=optional_key).within(domain)
+    return _inside(rope_structures(d).flatmap(rope_models).flatmap(rope_cases_of), domain)
 
 
 def rope_batches(
-    size: int, ndims: tuple[int, ...] = (2, 3, 4), layouts: tuple[str, ...] = LAYOUTS
+    size: int,
+    ndims: tuple[int, ...] = (2, 3, 4),
+    layouts: tuple[str, ...] = LAYOUTS,
+    *,
+    optional_key: bool = False,
+    domain: Domain | None = None,
 ) -> st.SearchStrategy[list[Case]]:
     """Batches of ``size`` Cases of one RopeModel, which one compiled program serves."""
-    return (
-        rope_structures(ndims, layouts)
+    d = RopeDomain(ndims, layouts, optional_key=optional_key).within(domain)
+    batches = (
+        rope_structures(d)
         .flatmap(rope_models)
         .flatmap(lambda m: st.lists(rope_cases_of(m), min_size=size, max_size=size))
     )
+    return _inside(batches, domain, cases=lambda batch: batch)
 
 
 def fused_qkv_seed_case() -> Case:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -35,8 +36,8 @@ def consume_rotated(op: Callable, **args: Any) -> torch.Tensor:
     outputs, so Inductor checks the strides the fake promised.
     """
     out = op(**args)
-    query, key = (args["query"], args["key"]) if out is None else out
-    return torch.cat([query.reshape(-1), key.reshape(-1)])
+    rotated = (args["query"], args["key"]) if out is None else out
+    return torch.cat([x.reshape(-1) for x in rotated if x is not None])
 
 
 def rope_spec(name: str, op: Any, **fields: Any) -> Spec:
@@ -55,7 +56,14 @@ def rope_spec(name: str, op: Any, **fields: Any) -> Spec:
 
 
 SPECS = [
-    rope_spec("rotary_embedding", "conformance::rotary_embedding", reference=reference.rope_writes),
+    # key is optional (`Tensor(b!)? key`), as in the serving frameworks' kernels.
+    rope_spec(
+        "rotary_embedding",
+        "conformance::rotary_embedding",
+        reference=reference.rope_writes,
+        cases=rope_cases(optional_key=True),
+        batches=functools.partial(rope_batches, optional_key=True),
+    ),
     rope_spec("rotary_embedding_functional", "conformance::rotary_embedding_functional"),
     rope_spec("rotary_embedding_torch", rope.rotary_embedding_torch, bit_exact=False, prepare=None),
 ]

@@ -157,17 +157,30 @@ std::tuple<at::Tensor, at::Tensor> rotate_copy(const at::Tensor& positions,
 
 namespace {
 
+// Like the serving frameworks' kernels, key is optional: without it only
+// query is rotated.
 void rotary_embedding(const at::Tensor& positions, at::Tensor& query,
-                      at::Tensor& key, int64_t head_size,
+                      const std::optional<at::Tensor>& key, int64_t head_size,
                       const at::Tensor& cos_sin_cache, bool is_neox) {
-  rotate_in_place(positions, query, key, head_size, cos_sin_cache, is_neox);
+  if (key.has_value()) {
+    at::Tensor k = *key;
+    rotate_in_place(positions, query, k, head_size, cos_sin_cache, is_neox);
+    return;
+  }
+  TORCH_CHECK(query.scalar_type() == cos_sin_cache.scalar_type(),
+              "rotary_embedding: query and cos_sin_cache must share a dtype, "
+              "got ", query.scalar_type(), ", ", cos_sin_cache.scalar_type());
+  const Heads q = heads_of(query, "query", head_size);
+  const Rotation r =
+      rotation_of(positions, q, head_size, cos_sin_cache, is_neox);
+  rotate_one(r, query, "query", head_size, cos_sin_cache, 0);
 }
 
 }  // namespace
 
 TORCH_LIBRARY(conformance, m) {
   m.def(
-      "rotary_embedding(Tensor positions, Tensor(a!) query, Tensor(b!) key, "
+      "rotary_embedding(Tensor positions, Tensor(a!) query, Tensor(b!)? key, "
       "int head_size, Tensor cos_sin_cache, bool is_neox) -> ()");
   m.def(
       "rotary_embedding_functional(Tensor positions, Tensor query, "
