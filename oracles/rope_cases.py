@@ -22,7 +22,13 @@ from hypothesis import strategies as st
 
 from oracles.case import Buffer, Case, View
 from oracles.domain import Domain
-from oracles.layouts import LayoutPlan, LayoutStructure, layout_plans, layout_structures
+from oracles.layouts import (
+    LayoutPlan,
+    LayoutStructure,
+    fused_columns,
+    layout_plans,
+    layout_structures,
+)
 
 HEAD_SIZES = (64, 80, 128, 256)
 DTYPES = (torch.float32, torch.bfloat16, torch.float16)
@@ -168,17 +174,15 @@ def rope_models(draw: st.DrawFn, s: RopeStructure) -> RopeModel:
 
 def _fused_qkv(p: RopeParams, gap: int) -> tuple[dict, dict]:
     """q and k as column slices of one ``[..., (Hq + 2 Hkv) D (+ gap)]`` buffer."""
-    widths = [p.num_heads * p.head_size, *[p.num_kv_heads * p.head_size] * 2]
-    if gap:
-        widths.append(gap)
-    buffers = {"qkv": Buffer((*p.tokens, sum(widths)), p.dtype)}
-    views = {}
-    for index, (name, heads) in enumerate((("query", p.num_heads), ("key", p.num_kv_heads))):
-        ops: list[tuple] = [("split", tuple(widths), -1, index)]
-        if p.ndim > 2:
-            ops.append(("view", p.heads_shape(heads)))
-        views[name] = View("qkv", tuple(ops))
-    return buffers, views
+    heads = (p.num_heads, p.num_kv_heads, p.num_kv_heads)
+    query, key, _ = fused_columns(
+        p.tokens,
+        [h * p.head_size for h in heads],
+        gap=gap,
+        shapes=[p.heads_shape(h) if p.ndim > 2 else None for h in heads],
+    )
+    buffers = {"qkv": Buffer(query.buffer_shape, p.dtype)}
+    return buffers, {"query": View("qkv", query.ops), "key": View("qkv", key.ops)}
 
 
 def _qk_views(m: RopeModel, p: RopeParams) -> tuple[dict, dict]:

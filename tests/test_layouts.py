@@ -7,7 +7,7 @@ from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from oracles.case import apply_view_ops
-from oracles.layouts import Layout, strided_layouts
+from oracles.layouts import Layout, fused_columns, strided_layouts
 
 SHAPES = st.lists(st.integers(1, 5), min_size=1, max_size=4).map(tuple)
 
@@ -61,3 +61,18 @@ def test_produces_broadcast_dimensions_for_read_only_inputs():
 def test_may_move_the_last_dimension_when_unconstrained():
     view = _find((3, 4), lambda v: v.stride(-1) != 1, last_dim_contiguous=False)
     assert view.stride(-1) > 1
+
+
+def test_one_dimensional_views_may_be_columns_of_a_wider_buffer_by_default():
+    # Positions, scales and index tensors are often a column of a 2-D buffer.
+    view = _find((5,), lambda v: v.stride(0) > 1)
+    assert view.stride(0) in (2, 3)
+    assert _find((5,), lambda v: v.stride(0) > 1 and v.storage_offset() > 0).dim() == 1
+
+
+def test_fused_columns_are_the_blocks_of_one_buffer():
+    query, key, value = fused_columns((4,), [64, 16, 16], gap=8, shapes=[(4, 4, 16), None, None])
+    assert query.buffer_shape == key.buffer_shape == (4, 104)
+    assert view_of(query).shape == (4, 4, 16) and view_of(query).stride() == (104, 16, 1)
+    assert view_of(key).stride() == (104, 1) and view_of(key).storage_offset() == 64
+    assert view_of(value).storage_offset() == 80
