@@ -1,0 +1,216 @@
+"""A kernel team's first hour: their own specs load, every argument works in
+every check, and what cannot work is refused or explained."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from oracles.case import Buffer, Case, CaseError, View
+from oracles.checks import CHECKS, check_inductor
+from oracles.compile import compiled_programs
+from oracles.domain import Domain, edge_cases
+from oracles.properties import run_property
+from oracles.rope_cases import fused_qkv_seed_case, rope_batches, rope_cases
+from oracles.spec import Spec, SpecError, load_specs
+
+USER_SPECS = Path(__file__).parent / "user_specs" / "argument_specs.py"
+QUICK = settings(max_examples=20, database=None, derandomize=True)
+
+
+def _user_spec(name: str) -> Spec:
+    [spec] = [s for s in load_specs(str(USER_SPECS)) if s.name == name]
+    return spec
+
+
+@pytest.mark.parametrize("check", sorted(CHECKS))
+def test_list_tuple_none_dtype_str_and_nan_arguments_pass_every_check(check):
+    # The spec module imports its ops from the sibling argument_ops.py, and
+    # its program reads a module global under compile.
+    run_property(_user_spec("pick"), check, QUICK)
+
+
+@pytest.mark.parametrize("check", sorted(CHECKS))
+def test_an_optional_tensor_drawn_as_none_passes_every_check(check):
+    run_property(_user_spec("with_bias"), check, QUICK)
+
+
+def test_a_program_using_its_modules_globals_gets_a_real_inductor_verdict():
+    spec = _user_spec("pick")
+    case = Case(
+        {"x": Buffer((2, 6), torch.float32)},
+        {
+            "x": View("x"),
+            "sections": [2, 4],
+            "order": (1, 0),
+            "dtype": torch.bfloat16,
+            "fill": float("nan"),
+            "where": "last",
+            "flag": True,
+        },
+    )
+    with spec.installed():
+        assert check_inductor(spec, case) == []
+        broken = Spec(**{**spec.__dict__, "program": lambda op, **a: op(**a) + 1.0})
+        [finding] = check_inductor(broken, case)  # a real verdict, not a harness failure
+    assert finding.verdict == "values"
+
+
+def _fill_out_case(column: bool) -> Case:
+    view = View("out", (("select", 1, 0),)) if column else View("out", (("select", 0, 0),))
+    return Case(
+        {
+            "out": Buffer((4, 3), torch.float32),
+            "x": Buffer((3 if not column else 4,), torch.float32),
+        },
+        {"out": view, "x": View("x")},
+    )
+
+
+def test_an_argument_named_out_is_explained():
+    load_specs(str(USER_SPECS))  # registers user_args::fill_out
+    op = torch.ops.user_args.fill_out.default
+    spec = Spec("fill_out", op, st.nothing(), None)
+    # Called positionally, as the default program does, it compiles; the
+    # keyword limitation is named without blocking.
+    [note] = check_inductor(spec, _fill_out_case(column=True))
+    assert note.verdict == "out argument" and not note.blocking
+    assert "Dynamo reads a keyword argument named 'out' as an out= call" in note.message
+    assert "rename the argument (e.g. 'output'), have callers pass it positionally" in note.message
+    assert check_inductor(spec, _fill_out_case(column=False)) == []  # a contiguous out
+    # A program passing out= by keyword fails, and the Finding says why.
+    keyword = Spec("fill_out", op, st.nothing(), None, program=lambda op, **args: op(**args))
+    [finding] = check_inductor(keyword, _fill_out_case(column=True))
+    assert finding.blocking and finding.verdict == "out argument"
+    assert "the program passes out= by keyword" in finding.message
+
+
+def test_unknown_view_operations_and_values_are_refused_naming_them():
+    with pytest.raises(CaseError, match=r"View of buffer 'x': unknown view operation \('slect'"):
+        View("x", (("slect", 0, 1),))
+    with pytest.raises(CaseError, match=r"\('narrow', 0, 1\) takes 3 parameter\(s\), got 2"):
+        View("x", (("narrow", 0, 1),))
+    with pytest.raises(CaseError, match="Case argument 'w': a Tensor is not a supported"):
+        Case({}, {"w": torch.ones(2)})
+    with pytest.raises(CaseError, match="a View of buffer 'y', which the Case does not allocate"):
+        Case({"x": Buffer((2,), torch.float32)}, {"w": View("y")})
+
+
+def test_a_strategy_drawing_a_bad_case_is_a_usage_error_naming_the_spec():
+    bad = st.just(None).map(lambda _: Case({}, {"w": object()}))
+    spec = Spec("bad_case", abs, bad, None)
+    with pytest.raises(SpecError, match="spec 'bad_case': Case argument 'w': a object"):
+        run_property(spec, "reference", QUICK)
+
+
+def test_cases_passing_arguments_the_op_does_not_take_are_refused():
+    load_specs(str(USER_SPECS))
+    case = _fill_out_case(column=False)
+    case = Case(case.buffers, {**case.args, "alpha": 2.0})
+    spec = Spec("fill_out", "user_args::fill_out", st.just(case), None)
+    with pytest.raises(SpecError, match=r"its Cases pass \['alpha'\], which .* does not take"):
+        run_property(spec, "reference", QUICK)
+
+
+def test_the_views_real_code_makes():
+    case = Case(
+        {"b": Buffer((4, 6), torch.float32)},
+        {
+            "stepped": View("b", (("slice", 1, 1, None, 2),)),
+            "row": View("b", (("select", 0, 2), ("unsqueeze", 0))),
+            "t": View("b", (("transpose", 0, 1), ("narrow", 0, 1, 2))),
+            "squeezed": View("b", (("narrow", 0, 0, 1), ("squeeze", 0))),
+            "strided": View("b", (("as_strided", (2, 2), (1, 6), 3),)),
+        },
+    )
+    args = case.bind(case.allocate())
+    assert args["stepped"].stride() == (6, 2) and args["stepped"].storage_offset() == 1
+    assert args["row"].shape == (1, 6) and args["row"].storage_offset() == 12
+    assert args["t"].stride() == (1, 6) and args["t"].storage_offset() == 1
+    assert args["squeezed"].shape == (6,)
+    assert args["strided"].stride() == (1, 6) and args["strided"].storage_offset() == 3
+
+
+def test_a_spec_file_imports_its_sibling_module(tmp_path):
+    (tmp_path / "sibling_ops.py").write_text("NAME = 'from the sibling'\n")
+    path = tmp_path / "sibling_specs.py"
+    path.write_text(
+        textwrap.dedent(
+            """
+            import sibling_ops
+            from hypothesis import strategies as st
+            from oracles.spec import Spec
+            SPECS = [Spec(name="s", op=abs, cases=st.nothing(), reference=None,
+                          families=(sibling_ops.NAME.replace(" ", "_"),))]
+            """
+        )
+    )
+    [spec] = load_specs(str(path))
+    assert spec.families == ("from_the_sibling",)
+
+
+DOMAIN = Domain(
+    dtypes=(torch.bfloat16, torch.float16),
+    contiguous=("positions", "cos_sin_cache"),
+    ranks={"query": (2, 3)},
+    rule=lambda args: (
+        "3-D needs rotary_dim == head_size"
+        if args["query"].dim() == 3 and args["cos_sin_cache"].shape[1] != args["head_size"]
+        else None
+    ),
+)
+
+
+@settings(max_examples=100, database=None)
+@given(case=rope_cases(domain=DOMAIN), batch=rope_batches(3, domain=DOMAIN))
+def test_a_declared_domain_is_never_left(case, batch):
+    for drawn in (case, *batch):
+        assert DOMAIN.violations(drawn) == []
+
+
+def test_cases_outside_the_domain_never_reach_the_op():
+    seen = []
+
+    def op(positions, query, key, head_size, cos_sin_cache, is_neox):
+        seen.append(query.dtype)
+
+    spec = Spec("in_domain", op, rope_cases(), None, domain=Domain(dtypes=(torch.float16,)))
+    run_property(spec, "reference", QUICK)
+    assert seen and set(seen) == {torch.float16}
+
+
+def test_edge_cases_break_one_rule_each():
+    case = fused_qkv_seed_case()
+    edges = dict(edge_cases(DOMAIN, case))
+    assert set(edges) == {
+        "positions not contiguous",
+        "cos_sin_cache not contiguous",
+        "floating arguments in torch.float32",
+    }
+    for rule, edge in edges.items():
+        assert DOMAIN.violations(edge), rule
+    positions = edges["positions not contiguous"].bind(edges["positions not contiguous"].allocate())
+    assert positions["positions"].stride()[-1] == 2
+
+
+def _copy(x: torch.Tensor) -> torch.Tensor:
+    return x.clone()
+
+
+def test_a_spec_without_batches_compiles_once_per_batch():
+    def rows(count: int) -> Case:
+        return Case(
+            {"buffer": Buffer((count + 2, 8), torch.float32)},
+            {"x": View("buffer", (("narrow", 0, 1, count),))},
+            seed=count,
+        )
+
+    spec = Spec("rows", _copy, st.integers(2, 40).map(rows), None)
+    before = compiled_programs().compiles
+    run_property(spec, "inductor", settings(max_examples=40, database=None), batch_size=10)
+    assert compiled_programs().compiles - before <= 4  # 40 Cases, 4 batches
