@@ -46,5 +46,9 @@ def register() -> None:
     ``rotary_embedding_no_fake`` never gets one.
     """
     load_kernels()
-    for name in ("rotary_embedding_undeclared_write", "rotary_embedding_overrun"):
+    for name in (
+        "rotary_embedding_undeclared_write",
+        "rotary_embedding_overrun",
+        "rotary_embedding_aborts",
+    ):
         torch.library.register_fake(f"conformance_zoo::{name}", no_output_fake)

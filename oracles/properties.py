@@ -139,13 +139,16 @@ def run_property(
     repro: ReproOptions | None = None,
     replay: Replay | None = None,
     shrink_seconds: float = SHRINK_SECONDS,
+    running: Path | None = None,
 ) -> None:
     """Run ``check`` on the spec's examples, then on generated Cases (or on
     the Cases of ``replay`` alone); raise CheckFailure on blocking Findings.
 
     ``on_finding(finding, case)`` sees every non-blocking Finding, and the
     blocking ones of the Cases the property finally fails on. ``batch_size``
-    1 compiles every Case on its own.
+    1 compiles every Case on its own. ``running``: a file that holds, while
+    each Case runs, a Replay of it, so a process killed by a kernel leaves
+    word of the Case that killed it.
     """
     batched = check == "inductor" and batch_size > 1
     judge = CHECKS[check]
@@ -159,6 +162,8 @@ def run_property(
                 if spec.domain is not None and spec.domain.violations(case):
                     reject()  # outside the kernel's declared domain
             for index, case in enumerate(cases):
+                if running is not None:
+                    Replay(spec.name, check, tuple(cases), index, batch is not None).save(running)
                 description = case.describe()
                 if batch is not None:
                     description += (
@@ -239,11 +244,11 @@ def _write_repro(
     cases_file = Replay(spec.name, check, failure.cases, failure.index, failure.batched).save(
         repro.folder / f"{stem}.cases"
     )
-    failure.rerun = f"{repro.rerun} --replay={_shown(cases_file)}"
+    failure.rerun = f"{repro.rerun} --replay={shown(cases_file)}"
     try:
         from oracles.repro import write_repro
 
-        failure.script = _shown(
+        failure.script = shown(
             write_repro(
                 spec,
                 check,
@@ -257,7 +262,7 @@ def _write_repro(
         failure.script_problem = f"{type(error).__name__}: {error}"
 
 
-def _shown(path: Path) -> Path:
+def shown(path: Path) -> Path:
     """``path`` relative to the working directory where it lies below it."""
     try:
         return path.resolve().relative_to(Path.cwd())

@@ -20,6 +20,7 @@ import pytest
 import torch
 
 from oracles.findings import Finding
+from reports.crashes import CrashReport
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -32,9 +33,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        return
     path = config.getoption("--report-json")
-    if path is not None and not hasattr(config, "workerinput"):
+    if path is not None:
         config.pluginmanager.register(JsonReport(Path(path)), "conformance-json-report")
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(CrashReport(config), "conformance-crash-report")
 
 
 @pytest.fixture
@@ -80,7 +85,12 @@ class JsonReport:
         self.results: list[dict] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when != "call" and not (report.when == "setup" and report.skipped):
+        crashed = report.when == "???"  # pytest-xdist's report of a worker that died
+        if (
+            report.when != "call"
+            and not (report.when == "setup" and report.skipped)
+            and not crashed
+        ):
             return
         name, _, spec = report.nodeid.rpartition("::")[2].partition("[")
         self.results.append(

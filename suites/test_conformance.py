@@ -16,6 +16,7 @@ import pytest
 from oracles.findings import CheckFailure
 from oracles.properties import BATCH_SIZE, Replay, ReproOptions, run_property
 from oracles.spec import Spec, Unavailable
+from reports.crashes import running_file
 
 
 def _run(spec: Spec, check: str, request: pytest.FixtureRequest, record_finding: Callable) -> None:
@@ -38,6 +39,7 @@ def _run(spec: Spec, check: str, request: pytest.FixtureRequest, record_finding:
             batch_size=config.getoption("--batch-size") or BATCH_SIZE,
             repro=ReproOptions(config.getoption("--repro-dir"), rerun),
             replay=replay,
+            running=running_file(config.getoption("--repro-dir")),
         )
     except Unavailable as error:
         pytest.skip(f"{spec.name}: {error}")

@@ -45,4 +45,6 @@ SPECS = [
     _zoo_spec("rope_no_fake", "rotary_embedding_no_fake"),
     # Writes one column past every key row, into the value part of qkv.
     _zoo_spec("rope_overrun", "rotary_embedding_overrun", reference=reference.rope_writes),
+    # Kills the process on bf16 neox input when rotary_dim / 2 is not a multiple of 8.
+    _zoo_spec("rope_aborts", "rotary_embedding_aborts", reference=reference.rope_writes),
 ]

@@ -1,6 +1,8 @@
 // The bug zoo: rotary-embedding ops that each break one rule a compiled
 // program relies on. They share the reference rotation, so every finding the
 // suite reports on them comes from the contract, not from the arithmetic.
+#include <cstdlib>
+
 #include "rope.h"
 
 namespace conformance {
@@ -39,6 +41,18 @@ void overrun(const at::Tensor& positions, at::Tensor& query, at::Tensor& key,
   rotate_in_place(positions, query, key, head_size, cos_sin_cache, is_neox, 1);
 }
 
+// Kills the process on some shapes, as a CPU kernel built for AVX2 did: an
+// aligned vector store of bf16 neox input at a 2-byte-aligned address
+// whenever rotary_dim / 2 is not a multiple of 8.
+void aborts(const at::Tensor& positions, at::Tensor& query, at::Tensor& key,
+            int64_t head_size, const at::Tensor& cos_sin_cache, bool is_neox) {
+  const int64_t half = cos_sin_cache.size(-1) / 2;
+  if (query.scalar_type() == at::kBFloat16 && is_neox && half % 8 != 0) {
+    std::abort();
+  }
+  rotate_in_place(positions, query, key, head_size, cos_sin_cache, is_neox);
+}
+
 }  // namespace
 
 TORCH_LIBRARY(conformance_zoo, m) {
@@ -55,6 +69,10 @@ TORCH_LIBRARY(conformance_zoo, m) {
       "rotary_embedding_overrun(Tensor positions, Tensor(a!) query, "
       "Tensor(b!) key, int head_size, Tensor cos_sin_cache, bool is_neox) "
       "-> ()");
+  m.def(
+      "rotary_embedding_aborts(Tensor positions, Tensor(a!) query, "
+      "Tensor(b!) key, int head_size, Tensor cos_sin_cache, bool is_neox) "
+      "-> ()");
 }
 
 TORCH_LIBRARY_IMPL(conformance_zoo, CPU, m) {
@@ -62,6 +80,7 @@ TORCH_LIBRARY_IMPL(conformance_zoo, CPU, m) {
   m.impl("rotary_embedding_undeclared_write", &undeclared_write);
   m.impl("rotary_embedding_no_fake", &rotate_copy);
   m.impl("rotary_embedding_overrun", &overrun);
+  m.impl("rotary_embedding_aborts", &aborts);
 }
 
 }  // namespace conformance

@@ -1,0 +1,58 @@
+"""A check whose process dies (a kernel's fatal signal or abort) fails alone.
+
+The gate runs in pytest-xdist workers; a worker killed by a kernel takes one
+test with it, the run goes on and its reports are written. While each Case
+runs, the worker keeps a Replay of it in a running file; when the worker
+dies, the controller turns xdist's bare "worker crashed" into a Finding that
+names the spec, the check and the Case, and a command that reruns exactly it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from oracles.properties import Replay, shown
+
+
+def running_file(folder: Path, worker: str | None = None) -> Path:
+    """Where this process (or ``worker``) keeps the Case it is running."""
+    worker = worker or os.environ.get("PYTEST_XDIST_WORKER", "main")
+    return Path(folder) / f".running-{worker}.cases"
+
+
+class CrashReport:
+    """Registered in the xdist controller: words for a worker's death."""
+
+    def __init__(self, config: pytest.Config):
+        self.folder = Path(config.getoption("--repro-dir"))
+        self.specs = config.getoption("--specs")
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched) -> None:
+        worker = report.node.gateway.id
+        running = running_file(self.folder, worker)
+        case, rerun = "a Case it did not record", ""
+        if running.exists():
+            replay = Replay.load(running)
+            kept = shown(
+                shutil.copy(running, self.folder / f"{replay.spec}-{replay.check}-crash.cases")
+            )
+            case = replay.cases[replay.index].describe()
+            specs = "".join(f" --specs={target}" for target in self.specs)
+            rerun = f"\n  rerun this Case: pytest '{crashitem}'{specs} -n 0 --replay={shown(kept)}"
+            running.unlink()
+        message = (
+            f"the process running this check died (worker {worker} crashed: a fatal "
+            "signal or abort in the op or the compiled program) on " + case
+        )
+        report.longrepr = f"[crash] {message}{rerun}"
+        path, _, name = crashitem.partition("::")
+        report.location = (path, None, name)  # the test's name heads its section
+        report.user_properties.append(
+            ("finding", {"verdict": "crash", "blocking": True, "message": message,
+                         "case": case, "count": 1})
+        )  # fmt: skip
