@@ -41,8 +41,11 @@ from oracles.spec import Spec, SpecError
 
 # Cases per compiled program in the Inductor check.
 BATCH_SIZE = 10
-# Shrinking a failure stops after this long: every step of a compiled check
-# compiles, and a minimal Case a minute late is worth less than a good one now.
+# Searches for distinct kinds of failure, each passing the kinds found before.
+SEARCHES = 3
+# Shrinking a failure stops after this long (a quarter of it in the searches
+# for other kinds): every step of a compiled check compiles, and a minimal
+# Case a minute late is worth less than a good one now.
 SHRINK_SECONDS = 45
 
 
@@ -74,7 +77,7 @@ def derived_batches(draw: st.DrawFn, cases: st.SearchStrategy[Case], size: int) 
 @functools.cache
 def _failure_class(key: str) -> type[ConformanceFailure]:
     """One exception type per kind of failure: Hypothesis tells bugs apart by type."""
-    return type(f"ConformanceFailure[{key}]", (ConformanceFailure,), {})
+    return type(f"ConformanceFailure[{key}]", (ConformanceFailure,), {"kind": key})
 
 
 def _kind(case: Case, findings: Sequence[Finding]) -> str:
@@ -154,6 +157,7 @@ def run_property(
     judge = CHECKS[check]
     with spec.installed():
         names = _argument_names(spec)
+        found: set[str] = set()  # kinds of failure already found, which pass now
 
         def prop(cases: list[Case]) -> None:
             batch = batch_signature(cases) if batched and len(cases) > 1 else None
@@ -178,19 +182,30 @@ def run_property(
                         if on_finding is not None:
                             on_finding(finding, description)
                 if any(finding.blocking for finding in findings):
-                    raise _failure_class(_kind(case, findings))(
-                        check, spec.label, description, findings, cases, index, batch is not None
-                    )
+                    kind = _kind(case, findings)
+                    if kind not in found:
+                        raise _failure_class(kind)(
+                            check, spec.label, description, findings, cases, index, bool(batch)
+                        )
 
-        try:
-            if replay is not None:
-                prop(list(replay.cases))
-            else:
-                _search(spec, check, prop, base, batched, batch_size, shrink_seconds)
-        except CaseError as error:
-            raise SpecError(f"spec {spec.name!r}: {error}") from None
-        except (ConformanceFailure, BaseExceptionGroup) as error:
-            failures = _failures(error)
+        failures: list[ConformanceFailure] = []
+        # Hypothesis looks for other bugs only briefly after the first: each
+        # further search passes the kinds already found, to find the others.
+        for search in range(1 if replay is not None else SEARCHES):
+            try:
+                if replay is not None:
+                    prop(list(replay.cases))
+                else:
+                    budget = shrink_seconds if search == 0 else shrink_seconds / 4
+                    _search(spec, check, prop, base, batched, batch_size, budget, search)
+            except CaseError as error:
+                raise SpecError(f"spec {spec.name!r}: {error}") from None
+            except (ConformanceFailure, BaseExceptionGroup) as error:
+                failures += _failures(error)
+                found.update(failure.kind for failure in failures)
+                continue
+            break
+        if failures:
             for number, failure in enumerate(failures, 1):
                 if repro is not None:
                     _write_repro(spec, check, failure, repro, number if len(failures) > 1 else 0)
@@ -200,8 +215,10 @@ def run_property(
             raise CheckFailure(failures) from None
 
 
-def _search(spec, check, prop, base, batched, batch_size, shrink_seconds) -> None:
+def _search(spec, check, prop, base, batched, batch_size, shrink_seconds, search) -> None:
     base = check_settings(base)
+    if search:  # the example database keeps the first search's failures
+        base = settings(base, database=None)
     if batched:
         strategy = (
             spec.batches(batch_size)

@@ -80,3 +80,23 @@ def test_non_blocking_findings_of_a_passing_check_reach_the_warnings_summary(tmp
     assert result.returncode == 0, result.stdout[-2000:]
     assert "NonBlockingFinding: " in result.stdout
     assert "non-blocking [size-1 strides] Finding(s), the first on x=float32[" in result.stdout
+
+
+@needs_kernels
+def test_a_failing_check_fits_on_a_screen_and_says_how_to_reproduce_it(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--specs=suites/zoo.py", f"--repro-dir={tmp_path}",
+         "-k", "(gemma4 and test_inductor) or (2d_fake and test_fake)"],
+        cwd=CHECKOUT, capture_output=True, text=True,
+    )  # fmt: skip
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output[-3000:]
+    sections = output.split("\n____")[1:]
+    assert len(sections) == 2, output[-3000:]
+    for section in sections:
+        assert len(section.splitlines()) <= 150, section
+        assert "rerun this Case: pytest 'suites/test_conformance.py::test_" in section
+        assert "--specs=suites/zoo.py --replay=" in section
+        assert "standalone repro (plain torch): python " in section
+    assert "torch.__trace" not in output and "USDT" not in output
+    assert "Traceback" not in output and "@reproduce_failure" not in output

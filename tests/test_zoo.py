@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 
+import hypothesis.internal.conjecture.engine as hypothesis_engine
+import pytest
+import torch
+from hypothesis import strategies as st
+
+from oracles.case import Buffer, Case, View
+from oracles.findings import CheckFailure
+from oracles.properties import run_property
+from oracles.reference import Expectation, exact
 from oracles.rope_cases import rope_cases
-from tests.zoo_helpers import failure, needs_kernels, passes, zoo_spec
+from oracles.spec import Spec
+from tests.zoo_helpers import CI, failure, needs_kernels, passes, zoo_spec
 
 pytestmark = needs_kernels
 
@@ -101,3 +111,41 @@ def test_a_fake_that_raises_is_not_reported_as_missing():
     assert "the fake raised where the real kernel did not: RuntimeError" in message
     assert "fake fell over" in message
     assert "has no fake" not in message
+
+
+def test_a_fake_with_two_bugs_gets_two_reported_failures():
+    # The 2-D-only fake is wrong for permuted 3-D inputs and for 4-D inputs:
+    # one run reports both, each shrunk on its own.
+    with pytest.raises(CheckFailure) as info:
+        run_property(zoo_spec("rope_returns_inputs_2d_fake"), "fake", CI)
+    cases = [failure.case for failure in info.value.failures]
+    assert any(case.startswith("3-D") for case in cases), cases
+    assert any(case.startswith("4-D") for case in cases), cases
+    assert f"{len(cases)} distinct failures" in str(info.value)
+
+
+def _calls_after_the_first_failure(shrink_seconds: float) -> int:
+    calls = []
+
+    def off_by_one(x):
+        calls.append(None)
+        return x + 1 if calls else x
+
+    def rows(n: int) -> Case:
+        return Case({"x": Buffer((n,), torch.float32)}, {"x": View("x")}, seed=n)
+
+    spec = Spec("off_by_one", off_by_one, st.integers(1, 10_000).map(rows), reference_copy)
+    with pytest.raises(CheckFailure):
+        run_property(spec, "reference", CI, shrink_seconds=shrink_seconds)
+    return len(calls)
+
+
+def reference_copy(x):
+    return Expectation(outputs=(exact(x),))
+
+
+def test_shrinking_stops_at_its_budget():
+    # Every shrink step of a compiled check compiles: the budget bounds the
+    # time from the first failure to the reported Case.
+    assert _calls_after_the_first_failure(0) < _calls_after_the_first_failure(60)
+    assert hypothesis_engine.MAX_SHRINKING_SECONDS == 300  # restored
