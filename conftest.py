@@ -95,6 +95,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    specs = metafunc.config.stash[_SPECS]
     if "spec" in metafunc.fixturenames:
-        specs = metafunc.config.stash[_SPECS]
         metafunc.parametrize("spec", [pytest.param(s, id=s.id) for s in specs])
+    if "domain_spec" in metafunc.fixturenames:
+        declared = [pytest.param(s, id=s.id) for s in specs if s.domain is not None]
+        metafunc.parametrize("domain_spec", declared)

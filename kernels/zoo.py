@@ -50,5 +50,6 @@ def register() -> None:
         "rotary_embedding_undeclared_write",
         "rotary_embedding_overrun",
         "rotary_embedding_aborts",
+        "rotary_embedding_contiguous_positions",
     ):
         torch.library.register_fake(f"conformance_zoo::{name}", no_output_fake)

@@ -11,6 +11,7 @@ from torch._subclasses.fake_tensor import UnsupportedOperatorException
 
 from oracles import verdicts
 from oracles.case import Case, View
+from oracles.domain import edge_cases
 from oracles.expected import expected_program
 from oracles.findings import Finding
 from oracles.known_faults import (
@@ -283,9 +284,34 @@ def _compare_compiled(
     return found
 
 
+def check_domain_edges(spec: Spec, case: Case) -> list[Finding]:
+    """How the kernel behaves just outside its declared domain, one broken
+    rule at a time: it refuses, computes right, or computes silently wrong.
+    Reported without blocking: the domain is the kernel's promise."""
+    if spec.domain is None:
+        return []
+    found = []
+    for rule, edge in edge_cases(spec.domain, case):
+        eager = run_eager(spec, edge)
+        if eager.error is not None:
+            found.append(
+                Finding("domain edge", f"refuses {rule}: {_error_text(eager.error, 1)}", False)
+            )
+            continue
+        wrong = check_reference(spec, edge) if spec.reference is not None else []
+        verdict = (
+            f"accepts {rule} and silently computes wrong values: {wrong[0].message}"
+            if wrong
+            else f"accepts {rule} and computes the reference's values"
+        )
+        found.append(Finding("domain edge", f"{spec.label} {verdict}", False))
+    return found
+
+
 CHECKS = {
     "reference": check_reference,
     "fake": check_fake,
     "schema": check_schema,
     "inductor": check_inductor,
+    "domain_edges": check_domain_edges,
 }

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dis
 import inspect
 import keyword
 import math
+import os as os_module
 import platform
 import re
 import string
@@ -30,7 +32,7 @@ import sys
 import sysconfig
 import textwrap
 import types
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +74,7 @@ _TORCH_NAMESPACES = frozenset(
 )
 
 # How deep the helpers of the spec's code are followed and copied.
-_MAX_DEPTH = 3
+_MAX_DEPTH = 4
 
 
 class ReproError(ValueError):
@@ -85,7 +87,12 @@ class ReproError(ValueError):
 
 def literal(value: Any) -> str:
     """``value`` as Python source: ``float("nan")``, ``torch.bfloat16``, ..."""
-    if value is None or isinstance(value, (bool, str)):
+    if isinstance(value, str):
+        text = repr(value)
+        if text.startswith("'") and '"' not in value:
+            text = '"' + text[1:-1].replace("\\'", "'") + '"'
+        return text
+    if value is None or isinstance(value, bool):
         return repr(value)
     if isinstance(value, int):
         return repr(int(value))
@@ -106,6 +113,8 @@ def literal(value: Any) -> str:
         return f"torch.ops.{namespace}.{name}"
     if isinstance(value, list):
         return "[" + ", ".join(literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
     if isinstance(value, tuple):
         items = [literal(v) for v in value]
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
@@ -121,7 +130,8 @@ def _literal_ok(value: Any) -> bool:
 
 
 def _op_expression(overload: torch._ops.OpOverload) -> str:
-    return f"torch.ops.{overload.namespace}.{overload._schema.name.partition('::')[2]}.{overload._overloadname}"
+    name = overload._schema.name.partition("::")[2]
+    return f"torch.ops.{overload.namespace}.{name}.{overload._overloadname}"
 
 
 # ---------------------------------------------------------------------------
@@ -254,7 +264,11 @@ def _global_names(fn: types.FunctionType) -> set[str]:
     look up outside itself."""
     names: set[str] = set()
     for code in _codes(fn.__code__):
-        names.update(code.co_names)
+        names.update(
+            instruction.argval
+            for instruction in dis.get_instructions(code)
+            if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME")
+        )
     names.update(fn.__code__.co_freevars)
     return names
 
@@ -285,8 +299,7 @@ def _signature_key(code: types.CodeType) -> tuple:
         code.co_kwonlyargcount,
         code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS),
         code.co_varnames[: code.co_argcount + code.co_kwonlyargcount + 2],
-        frozenset(name for c in _codes(code) for name in c.co_names)
-        | frozenset(code.co_freevars),
+        frozenset(name for c in _codes(code) for name in c.co_names) | frozenset(code.co_freevars),
     )
 
 
@@ -307,14 +320,14 @@ def lambda_source(fn: types.FunctionType) -> str:
             except SyntaxError:
                 continue
             if not isinstance(tree.body, ast.Lambda):
-                continue
+                continue  # e.g. the lambda and what follows it, as a tuple
             code = compile(tree, "<lambda>", "eval")
             inner = [c for c in code.co_consts if isinstance(c, types.CodeType)]
-            # Globals of a lambda at module level are freevars of a nested one.
+            # Cut out on its own, a lambda reads as globals what were its closure's names.
             got = _signature_key(inner[0]) if inner else None
             if got is not None and got[:4] == want[:4] and got[4] <= want[4]:
                 return _strip_comment(piece)
-            break
+            break  # the longest lambda starting here is another one
     raise Unrecoverable(
         f"{fn.__qualname__} is a lambda inside an expression that could not be cut out: {text!r}"
     )
@@ -530,6 +543,12 @@ class Inliner:
         return name
 
     def _library_object(self, obj: Any, hint: str, where: str) -> str | None:
+        if isinstance(obj, types.FunctionType) and obj.__code__.co_filename.startswith("<"):
+            self.problems.append(
+                f"{where}'s source: {obj.__qualname__} was defined in "
+                f"{obj.__code__.co_filename}, whose text inspect cannot read"
+            )
+            return None
         module_name = getattr(obj, "__module__", None)
         module = sys.modules.get(module_name or "")
         for attribute in (getattr(obj, "__qualname__", None), getattr(obj, "__name__", None)):
@@ -540,7 +559,8 @@ class Inliner:
                 self._import(f"from {module_name} import {attribute}{suffix}")
                 return name
         self.problems.append(
-            f"{where}'s source: it uses {hint!r} ({obj!r}), which can be neither copied nor imported"
+            f"{where}'s source: it uses {hint!r} ({obj!r}), which can be neither copied "
+            "nor imported"
         )
         return None
 
@@ -558,8 +578,7 @@ class Inliner:
             if depth >= _MAX_DEPTH and isinstance(value, (types.FunctionType, type)):
                 if _is_user_code(value) and id(value) not in self._names:
                     self.problems.append(
-                        f"{where}'s source: {used!r} is nested more than {_MAX_DEPTH} "
-                        "helpers deep"
+                        f"{where}'s source: {used!r} is nested more than {_MAX_DEPTH} helpers deep"
                     )
                     continue
             name = self.name_of(value, used, where, depth, _module_attributes(tree, used))
@@ -591,7 +610,8 @@ class Inliner:
         except Unrecoverable as error:
             self.problems.append(f"{where}'s source: {fn.__qualname__}: {error}")
             return name
-        self.blocks.append(f"# {fn.__qualname__}, copied from {_where(fn)}\n{text}")
+        renamed = "" if name == fn.__name__ or is_lambda else f" (as {name})"
+        self.blocks.append(f"# {fn.__qualname__}, copied from {_where(fn)}{renamed}\n{text}")
         return name
 
     def _class(self, cls: type, hint: str, where: str, depth: int) -> str | None:
@@ -616,24 +636,22 @@ class Inliner:
         return name
 
     def code(self) -> str:
-        """Every copied definition, then the namespaces standing for modules."""
+        """Every copied definition, then the namespaces standing for modules
+        (call it before reading ``imports``: a namespace imports ``types``)."""
         parts = list(self.blocks)
         for name, (module, members) in self._namespaces.items():
+            namespace = self._module(types, "types", "a namespace", 0, ())
             items = ", ".join(f"{attribute}={member}" for attribute, member in members.items())
             parts.append(
                 f"# stands for the module {module.__name__}, which the script does not import\n"
-                f"{name} = types.SimpleNamespace({items})\n"
+                f"{name} = {namespace}.SimpleNamespace({items})\n"
             )
-        return "\n\n".join(part.rstrip("\n") + "\n" for part in parts)
-
-    @property
-    def needs_types(self) -> bool:
-        return bool(self._namespaces)
+        return "\n\n\n".join(part.rstrip("\n") for part in parts)
 
 
 def unwrap_user_function(fn: Any) -> types.FunctionType | None:
     """The user's function behind a registered fake (through ``.func``,
-    ``__wrapped__`` and closures), or None."""
+    ``__wrapped__``, closures and a custom op's ``_abstract_fn``), or None."""
     queue, seen = [fn], set()
     while queue and len(seen) < 64:
         candidate = queue.pop(0)
@@ -642,7 +660,9 @@ def unwrap_user_function(fn: Any) -> types.FunctionType | None:
         seen.add(id(candidate))
         if isinstance(candidate, types.FunctionType) and _is_user_code(candidate):
             return candidate
-        queue += [getattr(candidate, "__wrapped__", None), getattr(candidate, "func", None)]
+        queue += [
+            getattr(candidate, name, None) for name in ("__wrapped__", "func", "_abstract_fn")
+        ]
         if isinstance(candidate, types.FunctionType):
             queue += [
                 cell.cell_contents
@@ -696,23 +716,30 @@ def _import_module_lines(module: types.ModuleType) -> list[str]:
     expected = Path(*parts, "__init__.py") if package else Path(*parts[:-1], f"{parts[-1]}.py")
     if all(p.isidentifier() for p in parts) and str(file).endswith(str(expected)):
         root = file.parents[len(parts) if package else len(parts) - 1]
-        return [f"sys.path.insert(0, {str(root)!r})", f"importlib.import_module({module.__name__!r})"]
+        return [
+            f"sys.path.insert(0, {literal(str(root))})",
+            f"importlib.import_module({literal(module.__name__)})",
+        ]
     if file.stem.isidentifier():
-        return [f"sys.path.insert(0, {str(file.parent)!r})", f"importlib.import_module({file.stem!r})"]
+        return [
+            f"sys.path.insert(0, {literal(str(file.parent))})",
+            f"importlib.import_module({literal(file.stem)})",
+        ]
     return [
-        f"_loader = importlib.util.spec_from_file_location({file.stem!r}, {str(file)!r})",
+        f"_loader = importlib.util.spec_from_file_location({literal(file.stem)}, "
+        f"{literal(str(file))})",
         "_loader.loader.exec_module(importlib.util.module_from_spec(_loader))",
     ]
 
 
-def _op_loading(spec: Spec, inliner: Inliner) -> tuple[list[str], str, bool]:
+def _op_loading(spec: Spec, inliner: Inliner) -> tuple[list[str], str, types.ModuleType | None]:
     """Lines that make the op available, its expression in the script, and
-    whether the op is defined in Python by the user's module."""
+    the user's module that defines it in Python (None for a library op)."""
     op = spec.resolve()
     overload = spec.overload
     if overload is None:
         name = inliner.name_of(op, getattr(op, "__name__", "op_function"), "the op")
-        return [], name or "None", False
+        return [], name or "None", None
     expression = _op_expression(overload)
     if isinstance(op, torch._ops.OpOverloadPacket):
         expression = expression.rpartition(".")[0]
@@ -725,21 +752,29 @@ def _op_loading(spec: Spec, inliner: Inliner) -> tuple[list[str], str, bool]:
                 f"the op's definition: {qualname} is defined in Python, but no loaded module "
                 "of the user's defines it"
             )
-            return [], expression, True
+            return [], expression, None
         lines = [
-            f"# {qualname} is defined in Python by the user's own module {module.__name__}",
-            f"# ({module.__file__}): the script imports it, which defines the op and its kernel.",
+            _comment(
+                f"{qualname} is defined in Python by the user's own module "
+                f"{module.__name__} ({module.__file__}): the script imports it, which "
+                "defines the op and its kernel."
+            ),
             *_import_module_lines(module),
         ]
-        return lines, expression, True
+        return lines, expression, module
     if overload.namespace in _TORCH_NAMESPACES or not torch.ops.loaded_libraries:
-        return [], expression, False
+        return [], expression, None
     lines = [
-        f"# {qualname} is defined by a shared library. These are absolute paths on the",
-        "# machine that wrote this script: point them at your build of the library.",
+        _comment(
+            f"{qualname} is defined by a shared library, loaded here as the suite had it "
+            "loaded. These are absolute paths on the machine that wrote this script: point "
+            "them at your build of the library."
+        )
     ]
-    lines += [f"torch.ops.load_library({path!r})" for path in sorted(torch.ops.loaded_libraries)]
-    return lines, expression, False
+    lines += [
+        f"torch.ops.load_library({literal(path)})" for path in sorted(torch.ops.loaded_libraries)
+    ]
+    return lines, expression, None
 
 
 def _fake_of(spec: Spec) -> tuple[Any, str]:
@@ -832,7 +867,8 @@ def metadata(label, real, other, other_mode, real_mode):
     ):
         if want != got:
             found.append(
-                f"[metadata] {label}.{what}={got} in the {other_mode}, but the {real_mode} gives {want}"
+                f"[metadata] {label}.{what}={got} in the {other_mode}, "
+                f"but the {real_mode} gives {want}"
             )
     if found:
         return found
@@ -1079,7 +1115,7 @@ def expected_program(case):
         if field == "scale":
             buffers = {n: (b.abs() if b.is_floating_point() else b) for n, b in buffers.items()}
 
-        def stand_in(field=field, **args):
+        def stand_in(**args):
             for name, expected in expectation.writes.items():
                 args[name].copy_(getattr(expected, field))
             outputs = tuple(getattr(e, field) for e in expectation.outputs)
@@ -1093,7 +1129,8 @@ def expected_program(case):
     outputs = None
     if values is not None:
         outputs = tuple(
-            $Expected(v.to(torch.float64), s.to(torch.float64).abs()) for v, s in zip(values, scales)
+            $Expected(v.to(torch.float64), s.to(torch.float64).abs())
+            for v, s in zip(values, scales)
         )
     buffers = {
         name: $Expected(
@@ -1120,8 +1157,10 @@ def _helper_order(wanted: Iterable[str]) -> list[str]:
             visit(dependency)
         order.append(name)
 
-    for name in wanted:
-        visit(name)
+    wanted = set(wanted)
+    for name in _HELPERS:
+        if name in wanted:
+            visit(name)
     return order
 
 
@@ -1137,7 +1176,6 @@ _RESERVED = {
     "os",
     "sys",
     "torch",
-    "types",
     "importlib",
     "op",
     "OP_NAME",
@@ -1155,7 +1193,8 @@ _RESERVED = {
     "index_of",
     "FakeTensorMode",
     "StorageWeakRef",
-    "stand_in",
+    "compare",
+    "_loader",
 } | set(_HELPERS)
 
 
@@ -1212,9 +1251,7 @@ $schema_part
     footprints = {name: (buffer, index_args[name].reshape(-1)) for name, buffer in VIEWS.items()}
     expectation = $expectation
     problems += writes(before, buffers, args, footprints, declared, expectation, BUDGET)
-    return report(
-        problems, "the op aliases and writes only what its schema declares"
-    )
+    return report(problems, "the op aliases and writes only what its schema declares")
 """,
     "reference": """
 def main():
@@ -1283,7 +1320,8 @@ _VALUES_BIT_EXACT = """\
     for _, label, w, g in pairs:
         found += bit_exact(label, g, w, "inductor", "eager")
     for name, w in eager_buffers.items():
-        found += bit_exact(f"buffer {name!r} after the call", buffers[name], w, "inductor", "eager")"""
+        label = f"buffer {name!r} after the call"
+        found += bit_exact(label, buffers[name], w, "inductor", "eager")"""
 
 _VALUES_ULPS = """\
     # The spec is judged by a ULP budget against the float64 program, not bit
@@ -1365,35 +1403,44 @@ def _identifier(name: str, taken: set[str], fallback: str) -> str:
     return candidate
 
 
-def _comment(text: str, indent: str = "") -> str:
+def _comment(text: str, indent: str = "", width: int = 88) -> str:
+    """``text`` as comment lines; a blank line starts a new paragraph, and the
+    lines after the first of a paragraph are indented by ``indent``."""
     lines = []
-    for paragraph in text.splitlines():
-        wrapped = textwrap.wrap(paragraph, 92 - len(indent), break_on_hyphens=False) or [""]
-        lines += [f"# {indent}{line}".rstrip() for line in wrapped]
-    return "\n".join(lines)
+    for paragraph in text.split("\n\n"):
+        wrapped = textwrap.wrap(
+            " ".join(paragraph.split()),
+            width - 2,
+            subsequent_indent=indent,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+        lines += [f"# {line}".rstrip() for line in wrapped or [""]]
+        lines.append("#")
+    return "\n".join(lines[:-1])
 
 
-def _cases_table(cases: Sequence[Case], sizes: Sequence[tuple[int, ...]], index: int) -> str:
+def _cases_table(cases: Sequence[Case], sizes: Sequence[tuple[int, ...]]) -> str:
     lines = ["CASES = ["]
     for number, (case, case_sizes) in enumerate(zip(cases, sizes, strict=True), 1):
         title = f"Case {number} of {len(cases)}" if len(cases) > 1 else "The Case"
         if len(cases) > 1 and number == len(cases):
             title += " (the one the suite saw fail)"
-        lines.append("    " + _comment(f"{title}: {case.describe()}", "  ").replace("\n", "\n    "))
+        text = _comment(f"{title}: {case.describe()}", "  ", 84)
+        lines.append("    " + text.replace("\n", "\n    "))
         lines.append("    {")
         lines.append(f'        "seed": {case.seed},')
         lines.append('        "buffers": {  # name: (shape, dtype, fill)')
         for name, buffer in sorted(case.buffers.items()):
             fill = literal(buffer.fill)
             lines.append(
-                f"            {name!r}: ({literal(tuple(buffer.shape))}, "
+                f"            {literal(name)}: ({literal(tuple(buffer.shape))}, "
                 f"{literal(buffer.dtype)}, {fill}),"
             )
         lines.append("        },")
         lines.append(f'        "sizes": {literal(tuple(case_sizes))},')
         lines.append("    },")
     lines.append("]")
-    del index
     return "\n".join(lines)
 
 
@@ -1434,12 +1481,12 @@ def _arguments_function(
             expression = view_expression(parameters[value.buffer], value.ops, ranks)
         else:
             expression = literal(value)
-        entries.append(f"        {name!r}: {expression},")
+        entries.append(f"        {literal(name)}: {expression},")
     signature = ", ".join([parameters[n] for n in buffer_names] + list(size_names))
     body = "\n".join(entries)
     return (
         f"def arguments({signature}):\n"
-        '    """The op\'s arguments: the Case\'s views of its buffers, made as the suite makes them."""\n'
+        '    """The op\'s arguments: the Case\'s views of its buffers, as in the suite."""\n'
         f"    return {{\n{body}\n    }}\n"
     )
 
@@ -1447,7 +1494,8 @@ def _arguments_function(
 def write_repro(
     spec: Spec, check: str, cases: Sequence[Case], index: int, batched: bool, path: Path
 ) -> Path:
-    """Write the standalone script for cases[index] failing `check` of `spec` to `path` (creating parent folders), return path."""
+    """Write the standalone script for cases[index] failing `check` of `spec` to `path`
+    (creating parent folders), return path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_repro(spec, check, cases, index, batched))
@@ -1475,13 +1523,19 @@ def render_repro(spec: Spec, check: str, cases: Sequence[Case], index: int, batc
     case = run[-1]
 
     inliner = Inliner(_RESERVED)
-    for module in (torch, sys, types):
+    for module in (os_module, sys, torch):
         inliner.bind(module, module.__name__)
     overload = spec.overload
     needs_fake = check in ("fake", "schema", "inductor") and overload is not None
-    declared = {
-        a.name for a in overload._schema.arguments if a.alias_info is not None and a.alias_info.is_write
-    } if overload is not None else set()
+    declared = (
+        {
+            a.name
+            for a in overload._schema.arguments
+            if a.alias_info is not None and a.alias_info.is_write
+        }
+        if overload is not None
+        else set()
+    )
     needs_reference = spec.reference is not None and (
         check == "reference"
         or (check == "schema" and bool(declared))
@@ -1500,24 +1554,29 @@ def render_repro(spec: Spec, check: str, cases: Sequence[Case], index: int, batc
         helpers |= {"bit_exact"} if spec.bit_exact else {"within_ulps", "expected_program"}
 
     # The suite's own stand-ins first, so they keep their names.
-    for name in sorted(_needed_copies(helpers)):
+    copies = _needed_copies(helpers)
+    if check == "schema" and not needs_reference:
+        copies.discard("ulp_error")  # only judges declared writes against the reference
+    for name in sorted(copies):
         inliner.name_of(_COPIED_HELPERS[name], name, "the ULP measure")
     stand_ins = {}
     if needs_reference:
         for name in ("Expected", "Expectation", "exact"):
-            stand_ins[name] = inliner.name_of(getattr(reference_module, name), name, "the reference")
+            stand_ins[name] = inliner.name_of(
+                getattr(reference_module, name), name, "the reference"
+            )
 
-    loading, op_expression, python_defined = _op_loading(spec, inliner)
+    loading, op_expression, defining_module = _op_loading(spec, inliner)
     program_name = None
     if check == "inductor":
         program = spec.program
         hint = getattr(program, "__name__", "program")
         if not isinstance(program, types.FunctionType):
-            inliner.problems.append(
-                f"the program's source: {program!r} is not a Python function"
-            )
+            inliner.problems.append(f"the program's source: {program!r} is not a Python function")
         else:
-            program_name = inliner.name_of(program, hint if hint != "<lambda>" else "program", "the program")
+            program_name = inliner.name_of(
+                program, hint if hint != "<lambda>" else "program", "the program"
+            )
     reference_name = None
     if needs_reference:
         ref = spec.reference
@@ -1529,8 +1588,18 @@ def render_repro(spec: Spec, check: str, cases: Sequence[Case], index: int, batc
     fake_lines: list[str] = []
     if needs_fake:
         fake, whence = _fake_of(spec)
-        if fake is not None and (spec.fake is not None or not python_defined):
-            function = unwrap_user_function(fake)
+        function = unwrap_user_function(fake) if fake is not None else None
+        # A module defining the op in Python registers its own fake when imported.
+        imported = (
+            defining_module is not None
+            and spec.fake is None
+            and (
+                function is None
+                or Path(function.__code__.co_filename).resolve()
+                == Path(defining_module.__file__).resolve()
+            )
+        )
+        if fake is not None and not imported:
             op_short = overload._schema.name.partition("::")[2]
             if function is None:
                 inliner.problems.append(
@@ -1543,25 +1612,21 @@ def render_repro(spec: Spec, check: str, cases: Sequence[Case], index: int, batc
                 fake_name = inliner.name_of(function, hint, "the fake")
                 fake_lines = [
                     f"# The op's fake: {whence}.",
-                    f"torch.library.register_fake({overload._schema.name!r}, {fake_name})",
+                    f"torch.library.register_fake({literal(overload._schema.name)}, {fake_name})",
                 ]
         elif fake is None:
             fake_lines = ["# The op has no Python fake registered (the check ran without one)."]
 
+    code = inliner.code()
     helper_names = _helper_order(helpers)
     imports: list[str] = []
     for name in helper_names:
-        for line in _HELPERS[name][1]:
-            if line not in imports:
-                imports.append(line)
-    if any(line.startswith("importlib") for line in loading) or any(
-        "importlib." in line for line in loading
-    ):
+        imports += [line for line in _HELPERS[name][1] if line not in imports]
+    imports.sort()
+    if any("importlib.util" in line for line in loading):
+        imports.insert(0, "import importlib.util")
+    elif any("importlib." in line for line in loading):
         imports.insert(0, "import importlib")
-        if any("importlib.util" in line for line in loading):
-            imports.insert(1, "import importlib.util")
-    if inliner.needs_types:
-        imports.insert(0, "import types")
     imports += [line for line in inliner.imports if line not in imports]
 
     # The Case(s), their views and the program.
@@ -1580,9 +1645,7 @@ def render_repro(spec: Spec, check: str, cases: Sequence[Case], index: int, batc
     if program_name:
         taken.add(program_name)
     parameters = {name: _identifier(name, taken, "buffer") for name in buffer_names}
-    arguments_code = _arguments_function(
-        signature_args, case, buffer_names, size_names, parameters
-    )
+    arguments_code = _arguments_function(signature_args, case, buffer_names, size_names, parameters)
     if size_names:
         varying = ", ".join(size_names)
         arguments_code = (
@@ -1597,33 +1660,29 @@ def render_repro(spec: Spec, check: str, cases: Sequence[Case], index: int, batc
         f"(op {_op_name(spec)}) failing on {case.describe()}"
     )
     if batch is not None:
+        runs = "Case 1" if index == 0 else f"Cases 1 to {index + 1} in order"
         header += (
             f" (Case {index + 1} of a batch of {len(cases)} sharing one program compiled "
-            "with dynamic shapes; the script runs Cases 1 to "
-            f"{index + 1} of it in order, as the suite did)"
+            f"with dynamic shapes: the script compiles once and runs {runs}, as the suite did)"
         )
-    out.append(_comment(header))
-    out.append(
-        _comment(
-            f"Written by the torch.compile conformance suite on torch {torch.__version__} "
-            f"(Python {platform.python_version()}). It needs only torch and what loads the "
-            "op: run it with `python <this file>`. Exit status 1 while the bug is there, "
-            "0 when everything agrees."
-        )
+    written = (
+        f"Written by the torch.compile conformance suite on torch {torch.__version__} "
+        f"(Python {platform.python_version()}). It needs only torch and what loads the op: "
+        "run it with `python <this file>`. Exit status 1 while the bug is there, 0 when "
+        "everything agrees."
     )
-    out.append(_comment(_WHAT[check]))
-    out.append("from __future__ import annotations\n")
-    out.append("import os\n")
     out.append(
+        _comment(f"{header}\n\n{written}\n\n{_WHAT[check]}")
+        + "\n\nfrom __future__ import annotations\n\nimport os\n\n"
         "# Inductor's caches off: a graph cached under an older fake replays the old bug.\n"
-        'os.environ["TORCHINDUCTOR_FORCE_DISABLE_CACHES"] = "1"\n'
+        'os.environ["TORCHINDUCTOR_FORCE_DISABLE_CACHES"] = "1"\n\n'
+        + "\n".join(["import sys", "", "import torch", *imports])
     )
-    out.append("\n".join(["import sys", "", "import torch", *imports]) + "\n")
     if inliner.problems:
         message = "could not recover " + "; ".join(inliner.problems)
         out.append(
             "# The suite could not copy all the code this check runs into the script:\n"
-            f"raise SystemExit({message!r})\n"
+            f"raise SystemExit({literal(message)})\n"
         )
     if loading:
         out.append("\n".join(loading) + "\n")
@@ -1642,33 +1701,31 @@ def render_repro(spec: Spec, check: str, cases: Sequence[Case], index: int, batc
             "torch._dynamo.config.recompile_limit = 16\n"
             "torch._dynamo.config.fail_on_recompile_limit_hit = True\n"
         )
-    code = inliner.code()
     if code.strip():
         out.append("# --- The code under test, copied from its source ---\n\n\n" + code)
     if fake_lines:
         out.append("\n".join(fake_lines) + "\n")
-    constants = [f"op = {op_expression}", f"OP_NAME = {_op_name(spec)!r}"]
+    constants = [f"op = {op_expression}", f"OP_NAME = {literal(_op_name(spec))}"]
     if check in ("reference", "schema") or (check == "inductor" and not spec.bit_exact):
         constants.append(f"BUDGET = {spec.ulp_budget}  # ULPs allowed against the reference")
     out.append("\n".join(constants) + "\n")
-    out.append("# --- The Case ---\n\n" + _cases_table(run, sizes, index) + "\n")
+    out.append("# --- The Case ---\n\n" + _cases_table(run, sizes) + "\n")
     out.append(_ALLOCATE.strip() + "\n")
     out.append(arguments_code)
     if check == "schema":
         views = {n: v.buffer for n, v in case.args.items() if isinstance(v, View)}
-        out.append(
-            f"VIEWS = {views!r}  # argument: the buffer it is a view of\n"
-        )
+        items = "".join(f"    {literal(n)}: {literal(b)},\n" for n, b in views.items())
+        out.append(f"# Each tensor argument: the buffer it is a view of.\nVIEWS = {{\n{items}}}\n")
     if check == "inductor":
         params = ", ".join([parameters[n] for n in buffer_names] + size_names)
         out.append(
             f"def model({params}):\n"
-            '    """The spec\'s program as the suite compiles it: the views are made in the graph."""\n'
+            '    """The spec\'s program as the suite compiles it, the views made in the graph."""\n'
             f"    return {program_name or 'program'}(op, **arguments({params}))\n"
         )
         out.append(
             f"DYNAMIC = {batch is not None}  # one compile for the batch, dynamic in what varies\n"
-            f"STATIC_DIMS = {static_dims!r}  # (buffer, dim) sizes equal across the batch\n"
+            f"STATIC_DIMS = {literal(static_dims)}  # (buffer, dim): equal across the batch\n"
         )
     helper_code = []
     for name in helper_names:
@@ -1679,10 +1736,13 @@ def render_repro(spec: Spec, check: str, cases: Sequence[Case], index: int, batc
             Expected=stand_ins.get("Expected", "Expected"),
         )
         helper_code.append(text)
-    out.append("# --- Comparisons, as the suite's verdicts make them ---\n\n\n" + "\n\n".join(helper_code))
+    out.append(
+        "# --- Comparisons, as the suite's verdicts make them ---\n\n\n"
+        + "\n\n\n".join(text.rstrip("\n") for text in helper_code)
+    )
     out.append(_main(check, spec, overload, reference_name, declared) + "\n")
     out.append('if __name__ == "__main__":\n    sys.exit(main())\n')
-    return "\n\n".join(part.rstrip("\n") for part in out) + "\n"
+    return "\n\n\n".join(part.rstrip("\n") for part in out) + "\n"
 
 
 def _op_name(spec: Spec) -> str:
@@ -1722,12 +1782,6 @@ def _main(
         agreement = "the compiled program agrees with eager bit for bit"
         values = _VALUES_BIT_EXACT
     else:
-        agreement = (
-            f"the compiled program is within {spec.ulp_budget} ULP of the float64 program"
-        )
+        agreement = f"the compiled program is within {spec.ulp_budget} ULP of the float64 program"
         values = _VALUES_ULPS
     return template.substitute(agreement=agreement, values_part=values)
-
-
-def _callable_name(fn: Callable) -> str:  # pragma: no cover - kept for messages
-    return getattr(fn, "__qualname__", repr(fn))

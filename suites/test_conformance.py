@@ -68,3 +68,10 @@ def test_schema(spec: Spec, request: pytest.FixtureRequest, record_finding: Call
 def test_inductor(spec: Spec, request: pytest.FixtureRequest, record_finding: Callable) -> None:
     """The Inductor-compiled program agrees with eager, and really compiled."""
     _run(spec, "inductor", request, record_finding)
+
+
+def test_domain_edges(
+    domain_spec: Spec, request: pytest.FixtureRequest, record_finding: Callable
+) -> None:
+    """How a kernel with a declared domain behaves just outside it (reported, never blocking)."""
+    _run(domain_spec, "domain_edges", request, record_finding)

@@ -6,11 +6,17 @@ Finding each one produces and its message.
 
 from __future__ import annotations
 
+import functools
+
 from kernels import zoo
 from kernels.build import KernelsUnavailable
 from oracles import reference
+from oracles.domain import Domain
+from oracles.rope_cases import rope_batches, rope_cases
 from oracles.spec import Spec, Unavailable
 from suites.rope import rope_spec
+
+CONTIGUOUS_POSITIONS = Domain(contiguous=("positions",), ranks={"query": (2, 3)})
 
 
 def prepare_zoo() -> None:
@@ -47,4 +53,14 @@ SPECS = [
     _zoo_spec("rope_overrun", "rotary_embedding_overrun", reference=reference.rope_writes),
     # Kills the process on bf16 neox input when rotary_dim / 2 is not a multiple of 8.
     _zoo_spec("rope_aborts", "rotary_embedding_aborts", reference=reference.rope_writes),
+    # Right inside its declared domain; reads strided positions as contiguous
+    # outside it, which only the domain-edge report shows.
+    _zoo_spec(
+        "rope_contiguous_positions",
+        "rotary_embedding_contiguous_positions",
+        reference=reference.rope_writes,
+        cases=rope_cases(domain=CONTIGUOUS_POSITIONS),
+        batches=functools.partial(rope_batches, domain=CONTIGUOUS_POSITIONS),
+        domain=CONTIGUOUS_POSITIONS,
+    ),
 ]

@@ -53,6 +53,15 @@ void aborts(const at::Tensor& positions, at::Tensor& query, at::Tensor& key,
   rotate_in_place(positions, query, key, head_size, cos_sin_cache, is_neox);
 }
 
+// Right inside its declared domain (1-D positions, contiguous), silently
+// wrong outside it: it reads positions as if they were contiguous.
+void ignores_position_strides(const at::Tensor& positions, at::Tensor& query,
+                              at::Tensor& key, int64_t head_size,
+                              const at::Tensor& cos_sin_cache, bool is_neox) {
+  const at::Tensor assumed = positions.as_strided({positions.numel()}, {1});
+  rotate_in_place(assumed, query, key, head_size, cos_sin_cache, is_neox);
+}
+
 }  // namespace
 
 TORCH_LIBRARY(conformance_zoo, m) {
@@ -70,6 +79,10 @@ TORCH_LIBRARY(conformance_zoo, m) {
       "Tensor(b!) key, int head_size, Tensor cos_sin_cache, bool is_neox) "
       "-> ()");
   m.def(
+      "rotary_embedding_contiguous_positions(Tensor positions, "
+      "Tensor(a!) query, Tensor(b!) key, int head_size, Tensor cos_sin_cache, "
+      "bool is_neox) -> ()");
+  m.def(
       "rotary_embedding_aborts(Tensor positions, Tensor(a!) query, "
       "Tensor(b!) key, int head_size, Tensor cos_sin_cache, bool is_neox) "
       "-> ()");
@@ -81,6 +94,7 @@ TORCH_LIBRARY_IMPL(conformance_zoo, CPU, m) {
   m.impl("rotary_embedding_no_fake", &rotate_copy);
   m.impl("rotary_embedding_overrun", &overrun);
   m.impl("rotary_embedding_aborts", &aborts);
+  m.impl("rotary_embedding_contiguous_positions", &ignores_position_strides);
 }
 
 }  // namespace conformance
