@@ -14,7 +14,11 @@ Measures, on Cases of ``rotary_embedding_functional`` drawn once:
 - for each Inductor row, a bare Hypothesis-style loop over the same Cases:
   one ``torch.compile(dynamic=True)`` of the same program, called per Case
   and compared with ``torch.equal`` (the closest thing to the limit);
-- for each zoo case, how long the ``ci`` profile takes to produce its Finding.
+- for each zoo case, how long the ``ci`` profile takes to produce its
+  Finding (for a failing Inductor check: to its shrunk, reported Case);
+- the ``ci`` profile's Inductor check of user-style specs (Python custom ops
+  with list, None and dtype arguments, batches derived from their ``cases``)
+  per Case, against the built-in rope specs'.
 
 It prints a table of ratios and writes it to ``benchmarks/RESULTS.md``.
 """
@@ -39,9 +43,11 @@ from oracles.findings import CheckFailure
 from oracles.modes import program_of
 from oracles.properties import BATCH_SIZE, run_property
 from oracles.signature import batch_signature, bind, signature_of
+from oracles.spec import load_specs
 from suites import rope, zoo
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
+USER_SPECS = Path(__file__).parent.parent / "tests" / "user_specs" / "argument_specs.py"
 # Cases per compiled program in the batched rows: the gate's, and a larger one.
 BATCH_SIZES = (BATCH_SIZE, 100)
 NAIVE = "naive: reset + compile per example, caches off"
@@ -195,6 +201,17 @@ def time_to_finding(spec, check: str) -> float:
     return float("nan")
 
 
+def inductor_seconds_per_case(spec) -> float:
+    """The ci profile's Inductor check of ``spec``, cold, per Case it runs."""
+    cases = settings.get_profile("ci").max_examples + len(spec.examples)
+    with tempfile.TemporaryDirectory() as folder:
+        use_cache_root(Path(folder))
+        torch._dynamo.reset()
+        start = time.perf_counter()
+        run_property(spec, "inductor", settings.get_profile("ci"))
+        return (time.perf_counter() - start) / cases
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -283,6 +300,7 @@ def main() -> None:
         ("rope_returns_inputs_gemma4_fake", "fake"),
         ("rope_returns_inputs_gemma4_fake", "inductor"),
         ("rope_returns_inputs_2d_fake", "fake"),
+        ("rope_returns_inputs_2d_fake", "inductor"),
         ("rope_returns_inputs_mirrored_fake", "schema"),
         ("rope_undeclared_write", "schema"),
         ("rope_undeclared_write", "inductor"),
@@ -293,12 +311,20 @@ def main() -> None:
         zoo_rows.append((zoo_spec, check, time_to_finding(found, check)))
         print(f"  {zoo_spec} / {check}: {zoo_rows[-1][2]:.1f} s", flush=True)
 
-    report = render(rows, zoo_rows)
+    user_rows = []
+    for label, user_spec in [
+        ("built-in: rotary_embedding_functional", spec),
+        *((f"user: {s.name}", s) for s in load_specs(str(USER_SPECS))),
+    ]:
+        user_rows.append((label, inductor_seconds_per_case(user_spec)))
+        print(f"  {label}: {1000 * user_rows[-1][1]:.1f} ms per Case", flush=True)
+
+    report = render(rows, zoo_rows, user_rows)
     RESULTS.write_text(report)
     print(report)
 
 
-def render(rows: list[dict], zoo_rows: list) -> str:
+def render(rows: list[dict], zoo_rows: list, user_rows: list) -> str:
     by_mode = {row["mode"]: row for row in rows}
     naive_rate = by_mode[NAIVE]["per_s"]
     lines = [
@@ -354,6 +380,13 @@ def render(rows: list[dict], zoo_rows: list) -> str:
     lines += ["", "## Time to a Finding (ci profile)", "", "| zoo spec | check | seconds |"]
     lines += ["| --- | --- | ---: |"]
     lines += [f"| {name} | {check} | {seconds:.1f} |" for name, check, seconds in zoo_rows]
+    built_in = user_rows[0][1]
+    lines += ["", "## A user's own ops: the ci profile's Inductor check, cold", ""]
+    lines += ["| spec | ms per Case | vs the built-in rope spec | target: <= 2x |"]
+    lines += ["| --- | ---: | ---: | --- |"]
+    for label, seconds in user_rows:
+        ratio = seconds / built_in
+        lines.append(f"| {label} | {1000 * seconds:.1f} | {ratio:.2f}x | {_met(ratio <= 2)} |")
     return "\n".join(lines) + "\n"
 
 

@@ -5,6 +5,8 @@ A check is ``check(spec, case) -> list[Finding]``; an empty list is a pass.
 
 from __future__ import annotations
 
+import math
+
 import torch
 import torch._functorch.config as functorch_config
 from torch._subclasses.fake_tensor import UnsupportedOperatorException
@@ -18,6 +20,7 @@ from oracles.known_faults import (
     AUTOGRAD_CACHE_SPECIALIZATION,
     DYNAMIC_WRITE_BACK,
     MUTATED_INPUT_ALIAS,
+    NEGATIVE_ZERO_CONSTANT,
 )
 from oracles.modes import Observation, run_eager, run_fake, run_inductor, run_program
 from oracles.signature import BatchSignature
@@ -184,8 +187,9 @@ def check_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) 
     # output that aliases an input only in the compiled program, and the
     # same program through aot_eager (every stage before Inductor) agrees.
     # Write-back: an op that writes in place, wrong values only, and a
-    # static compile of the Case that agrees. The cache fault: a fresh
-    # compile with that cache off agrees. The op and its fake are not at fault.
+    # static compile of the Case that agrees. -0.0: a float argument of -0.0
+    # and a static compile that agrees. The cache fault: a fresh compile with
+    # that cache off agrees. The op and its fake are not at fault.
     fault, explainable = None, {"values", "inductor"}
     if (
         "aliasing" in blocking
@@ -204,11 +208,27 @@ def check_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) 
         and DYNAMIC_WRITE_BACK.fits(lambda: agrees(_compare_compiled(spec, case)))
     ):
         fault = DYNAMIC_WRITE_BACK
+    elif (
+        blocking == {"values"}
+        and _negative_zero(case.args.values())
+        and NEGATIVE_ZERO_CONSTANT.fits(lambda: agrees(_compare_compiled(spec, case)))
+    ):
+        fault = NEGATIVE_ZERO_CONSTANT
     elif AUTOGRAD_CACHE_SPECIALIZATION.fits(lambda: agrees(without_autograd_cache())):
         fault = AUTOGRAD_CACHE_SPECIALIZATION
     if fault is None:
         return found
     return [fault.explain(f) if f.blocking and f.verdict in explainable else f for f in found]
+
+
+def _negative_zero(values) -> bool:
+    """Some plain value (or an item of a list of them) is the float -0.0."""
+    for value in values:
+        if isinstance(value, (list, tuple)) and _negative_zero(value):
+            return True
+        if isinstance(value, float) and value == 0 and math.copysign(1, value) < 0:
+            return True
+    return False
 
 
 def _compile_failure(spec: Spec, error: BaseException) -> Finding:

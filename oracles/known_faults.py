@@ -72,3 +72,13 @@ MUTATED_INPUT_ALIAS = KnownFault(
     repro="tests/test_compiler_faults.py::test_the_known_fault_list_says_where_a_"
     "copy_of_a_mutated_input_aliases_it",
 )
+
+
+NEGATIVE_ZERO_CONSTANT = KnownFault(
+    name="dynamic -0.0 constant",
+    releases=("2.13.", "2.14."),
+    summary="with dynamic shapes, AOTAutograd passes a float argument of -0.0 to a "
+    "custom op as +0.0 (Dynamo alone and static compiles pass -0.0)",
+    repro="tests/test_compiler_faults.py::test_the_known_fault_list_says_where_a_negative_"
+    "zero_constant_loses_its_sign",
+)

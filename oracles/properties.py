@@ -29,7 +29,7 @@ from pathlib import Path
 
 import hypothesis.internal.conjecture.engine as hypothesis_engine
 import torch
-from hypothesis import HealthCheck, event, example, given, note, reject, settings
+from hypothesis import HealthCheck, event, example, given, note, reject, reporting, settings
 from hypothesis import strategies as st
 from hypothesis.internal.compat import BaseExceptionGroup
 
@@ -96,8 +96,16 @@ def _kind(case: Case, findings: Sequence[Finding]) -> str:
 def _shrink_budget(seconds: float) -> Iterator[None]:
     previous = hypothesis_engine.MAX_SHRINKING_SECONDS
     hypothesis_engine.MAX_SHRINKING_SECONDS = seconds
+    reporter = reporting.current_reporter()
+
+    def report(text: str) -> None:
+        # Hypothesis warns of "five minutes" of shrinking: the budget is ours.
+        if "Hypothesis has spent more than five minutes working to shrink" not in text:
+            reporter(text)
+
     try:
-        yield
+        with reporting.with_reporter(report):
+            yield
     finally:
         hypothesis_engine.MAX_SHRINKING_SECONDS = previous
 

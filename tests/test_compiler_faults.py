@@ -10,7 +10,9 @@ All were found by this suite on torch 2.13.0 (CPU):
   tensor that shares storage with the input buffer: writing to the result
   changes the input (listed too);
 - AOTAutograd's cache serves a graph specialized to a size of 1 to a
-  recompile at another size (found by the nightly profile).
+  recompile at another size (found by the nightly profile);
+- with dynamic shapes, a float argument of -0.0 reaches a custom op as +0.0
+  (found by a user-style spec).
 
 Each test finds the truth without the suite's verdict (plain
 ``torch.compile``, or the same compile with the cache off) and asserts that
@@ -18,6 +20,8 @@ the verdict agrees with it, so it holds on any torch release, fixed or not.
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 import torch._functorch.config as functorch_config
@@ -30,6 +34,7 @@ from oracles.known_faults import (
     AUTOGRAD_CACHE_SPECIALIZATION,
     DYNAMIC_WRITE_BACK,
     MUTATED_INPUT_ALIAS,
+    NEGATIVE_ZERO_CONSTANT,
 )
 from oracles.signature import batch_signature
 from oracles.spec import Spec
@@ -268,3 +273,61 @@ def test_a_cached_graph_specialized_to_other_sizes_is_reported(tmp_path):
     assert "[inductor] the Inductor-compiled program failed where eager ran" in finding.message
     assert "index out of bounds: 0 <= tmp9 < 1L" in finding.message
     assert "known Inductor fault 'autograd-cache specialization'" in finding.message
+
+
+@torch.library.custom_op("conformance_tests::first_set", mutates_args=())
+def first_set(x: torch.Tensor, value: float) -> torch.Tensor:
+    out = x.clone()
+    out[0] = value
+    return out
+
+
+@first_set.register_fake
+def _(x, value):
+    return torch.empty_like(x)
+
+
+def _negative_zero_loses_its_sign(backend: str = "inductor") -> bool:
+    value = -0.0  # a closure variable, as the compiled programs' constants are
+
+    def program(x):
+        return first_set(x, value)
+
+    torch._dynamo.reset()
+    compiled = torch.compile(program, backend=backend, fullgraph=True, dynamic=True)
+    return math.copysign(1, float(compiled(torch.ones(2))[0])) > 0
+
+
+def test_the_known_fault_list_says_where_a_negative_zero_constant_loses_its_sign():
+    # Found by a user-style spec's -0.0 fill in a batch: AOTAutograd, not
+    # Dynamo, turns the constant into +0.0.
+    assert not _negative_zero_loses_its_sign(backend="eager")
+    assert _negative_zero_loses_its_sign() == NEGATIVE_ZERO_CONSTANT.affects()
+
+
+def _first_set_case(rows: int, value: float) -> Case:
+    return Case({"x": Buffer((rows,), torch.float32)}, {"x": View("x"), "value": value})
+
+
+def test_a_lost_negative_zero_is_reported_without_blocking_only_where_listed():
+    spec = Spec("first_set", torch.ops.conformance_tests.first_set.default, st.nothing(), None)
+    cases = [_first_set_case(3, -0.0), _first_set_case(5, -0.0)]
+    findings = check_inductor(spec, cases[0], batch_signature(cases))
+    if not NEGATIVE_ZERO_CONSTANT.affects():
+        assert findings == []
+        return
+    [finding] = findings
+    assert not finding.blocking
+    assert "differ bit for bit between inductor and eager (first at [0]: 0.0 vs -0.0)" in str(
+        finding
+    )
+    assert "known Inductor fault 'dynamic -0.0 constant'" in finding.message
+    # +0.0 is not the fault's: the same program wrong whatever the sign blocks.
+    wrong = Spec(
+        "first_set_plus_one",
+        spec.op,
+        st.nothing(),
+        None,
+        program=lambda op, **args: op(**args) + 1 if torch.compiler.is_compiling() else op(**args),
+    )
+    assert any(f.blocking for f in check_inductor(wrong, cases[0], batch_signature(cases)))
