@@ -7,6 +7,7 @@ their scales) gives the expected program outputs and buffers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -18,8 +19,8 @@ from oracles.spec import Spec
 
 
 def _program_in_float64(
-    spec: Spec,
-    case: Case,
+    program: Callable[..., Any],
+    bind: Callable[[dict[str, torch.Tensor]], dict[str, Any]],
     originals: dict[str, torch.Tensor],
     expectation: Expectation,
     field: str,
@@ -39,15 +40,25 @@ def _program_in_float64(
             return None
         return outputs[0] if len(outputs) == 1 else outputs
 
-    result = spec.program(stand_in, **case.bind(buffers))
+    result = program(stand_in, **bind(buffers))
     return result, buffers
 
 
 def expected_program(spec: Spec, case: Case) -> tuple[tuple | None, dict[str, Expected]]:
-    originals = case.allocate()
-    expectation = spec.reference(**case.bind(originals))
-    values, value_buffers = _program_in_float64(spec, case, originals, expectation, "value")
-    scales, scale_buffers = _program_in_float64(spec, case, originals, expectation, "scale")
+    return program_expectation(spec.program, spec.reference, case.allocate(), case.bind)
+
+
+def program_expectation(
+    program: Callable[..., Any],
+    reference: Callable[..., Expectation],
+    originals: dict[str, torch.Tensor],
+    bind: Callable[[dict[str, torch.Tensor]], dict[str, Any]],
+) -> tuple[tuple | None, dict[str, Expected]]:
+    """``expected_program`` on plain data: the program and reference, the
+    Case's buffers, and ``bind`` making the op's arguments of buffers."""
+    expectation = reference(**bind(originals))
+    values, value_buffers = _program_in_float64(program, bind, originals, expectation, "value")
+    scales, scale_buffers = _program_in_float64(program, bind, originals, expectation, "scale")
     values, scales = flatten_outputs(values), flatten_outputs(scales)
     outputs = (
         None

@@ -281,11 +281,37 @@ def writes(
     to other arguments, writes outside every argument's view, and declared
     writes that never happen although the reference says values change.
     """
+    footprints = {
+        name: (view.buffer, case.footprint(name))
+        for name, view in case.args.items()
+        if hasattr(view, "buffer")
+    }
+    return buffer_writes(
+        observation.buffers_before,
+        observation.buffers_after,
+        observation.args,
+        footprints,
+        declared,
+        expectation,
+        budget,
+    )
+
+
+def buffer_writes(
+    buffers_before: Mapping[str, torch.Tensor],
+    buffers_after: Mapping[str, torch.Tensor],
+    args: Mapping[str, Any],
+    footprints: Mapping[str, tuple[str, torch.Tensor]],
+    declared: set[str],
+    expectation: Expectation | None,
+    budget: int,
+) -> list[Finding]:
+    """``writes`` on plain data: ``footprints`` maps each tensor argument to
+    its buffer's name and the flat indices of the elements it covers there."""
     found = []
-    views = {n: v for n, v in case.args.items() if hasattr(v, "buffer")}
-    for buffer_name, before in observation.buffers_before.items():
-        changed = _changed(before, observation.buffers_after[buffer_name])
-        on_buffer = {n: case.footprint(n) for n, v in views.items() if v.buffer == buffer_name}
+    for buffer_name, before in buffers_before.items():
+        changed = _changed(before, buffers_after[buffer_name])
+        on_buffer = {n: idx for n, (b, idx) in footprints.items() if b == buffer_name}
         covered = torch.zeros_like(changed)
         writable = torch.zeros_like(changed)
         for name, footprint in on_buffer.items():
@@ -321,7 +347,7 @@ def writes(
             expected = (expectation.writes if expectation else {}).get(name)
             if expected is None or changed[on_buffer[name]].any():
                 continue
-            if (ulp_error(observation.args[name], expected) > budget).any():
+            if (ulp_error(args[name], expected) > budget).any():
                 found.append(
                     Finding(
                         "writes",

@@ -21,7 +21,7 @@ import torch
 from hypothesis import strategies as st
 
 from oracles.case import DEFAULT, Buffer, Case, View, apply_view_ops
-from oracles.repro import _ranks, literal, render_repro, view_expression, write_repro
+from oracles.repro import literal, render_repro, view_expression, view_ranks, write_repro
 from oracles.rope_cases import fused_qkv_seed_case
 from oracles.signature import _canonical
 from oracles.spec import Spec, call_op
@@ -113,7 +113,7 @@ VIEWS = [
 @pytest.mark.parametrize(("shape", "ops"), VIEWS)
 def test_views_are_written_as_the_torch_calls_that_make_them(shape, ops):
     buffer = torch.arange(math.prod(shape)).view(shape)
-    expression = view_expression("buffer", ops, _ranks(buffer, ops))
+    expression = view_expression("buffer", ops, view_ranks(buffer, ops))
     made = eval(expression, {"buffer": buffer})
     want = apply_view_ops(buffer, ops)
     assert (made.shape, made.stride(), made.storage_offset()) == (

@@ -1,0 +1,81 @@
+"""The Cases a script runs: their buffers as data, their views as torch calls."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from oracles.case import DEFAULT, Case, View
+from oracles.repro.values import comment, literal, view_expression, view_ranks
+from oracles.signature import Constant
+
+ALLOCATE = '''
+def allocate(case):
+    """The Case's buffers as the suite allocates them: one generator seeded with
+    the Case's seed, the buffers in sorted name order (so the same values)."""
+    generator = torch.Generator().manual_seed(case["seed"])
+    return {name: buffer.allocate(generator) for name, buffer in sorted(case["buffers"].items())}
+'''
+
+
+def cases_table(cases: Sequence[Case], sizes: Sequence[tuple[int, ...]], buffer: str) -> str:
+    """``CASES``: each Case's seed, buffers (made by the class named ``buffer``)
+    and the sizes that vary across a batch."""
+    lines = ["CASES = ["]
+    for number, (case, case_sizes) in enumerate(zip(cases, sizes, strict=True), 1):
+        title = f"Case {number} of {len(cases)}" if len(cases) > 1 else "The Case"
+        if len(cases) > 1 and number == len(cases):
+            title += " (the one the suite saw fail)"
+        text = comment(f"{title}: {case.describe()}", "  ", 84)
+        lines.append("    " + text.replace("\n", "\n    "))
+        lines.append("    {")
+        lines.append(f'        "seed": {case.seed},')
+        lines.append('        "buffers": {')
+        for name, spec in sorted(case.buffers.items()):
+            lines.append(
+                f"            {literal(name)}: {buffer}({literal(tuple(spec.shape))}, "
+                f"{literal(spec.dtype)}, {literal(spec.fill)}),"
+            )
+        lines.append("        },")
+        lines.append(f'        "sizes": {literal(tuple(case_sizes))},')
+        lines.append("    },")
+    lines.append("]")
+    return "\n".join(lines)
+
+
+def arguments_function(
+    args: Sequence[tuple[str, Any]],
+    case: Case,
+    buffer_names: Sequence[str],
+    size_names: Sequence[str],
+    parameters: dict[str, str],
+) -> str:
+    """``arguments``: the op's arguments made of the buffers (and sizes)."""
+    meta = case.meta_buffers()
+    entries = []
+    for name, value in args:
+        if isinstance(value, Constant):
+            value = value.value
+        if value is DEFAULT:
+            continue  # left out: the op uses its schema default
+        if isinstance(value, View):
+            concrete = case.args[name]
+            ranks = view_ranks(meta[concrete.buffer], concrete.ops)
+            expression = view_expression(parameters[value.buffer], value.ops, ranks)
+        else:
+            expression = literal(value)
+        entries.append(f"        {literal(name)}: {expression},")
+    signature = ", ".join([parameters[n] for n in buffer_names] + list(size_names))
+    body = "\n".join(entries)
+    code = (
+        f"def arguments({signature}):\n"
+        '    """The op\'s arguments: the Case\'s views of its buffers, as in the suite."""\n'
+        f"    return {{\n{body}\n    }}\n"
+    )
+    if size_names:
+        varying = ", ".join(size_names)
+        code = (
+            f"# {varying}: the sizes that vary across the batch, inputs of the compiled\n"
+            "# program (dynamic); every other size is a constant, as in the suite.\n" + code
+        )
+    return code

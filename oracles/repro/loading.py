@@ -1,0 +1,196 @@
+"""How a script gets the op, and the op's fake, as the suite had them."""
+
+from __future__ import annotations
+
+import re
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from oracles.repro.inliner import Inliner
+from oracles.repro.source import is_user_code, unwrap_user_function
+from oracles.repro.values import comment, literal, op_expression
+from oracles.spec import Spec
+
+# Namespaces torch registers itself: their ops need no library loaded.
+_TORCH_NAMESPACES = frozenset(
+    {
+        "aten",
+        "prims",
+        "prim",
+        "quantized",
+        "_quantized",
+        "quantized_decomposed",
+        "c10d",
+        "_c10d_functional",
+        "_c10d_functional_autograd",
+        "_dtensor",
+        "inductor",
+        "profiler",
+        "mkldnn",
+        "onednn",
+        "mkl",
+        "debugprims",
+        "rngprims",
+        "higher_order",
+    }
+)
+
+
+def op_name(spec: Spec) -> str:
+    overload = spec.overload
+    if overload is not None:
+        return str(overload)
+    return getattr(spec.op, "__qualname__", repr(spec.op))
+
+
+def _defining_module(qualname: str) -> types.ModuleType | None:
+    """The user's module that defines a Python op."""
+    opdef = torch._library.custom_ops.OPDEFS.get(qualname)
+    if opdef is not None:
+        module = sys.modules.get(getattr(opdef._init_fn, "__module__", ""))
+        if module is not None and is_user_code(module):
+            return module
+    name = qualname.partition("::")[2]
+    patterns = (
+        rf"""(define|custom_op)\(\s*["']{re.escape(qualname)}\b""",
+        rf"""define\(\s*["']{re.escape(name)}\(""",
+        rf"""["']{re.escape(qualname)}\b""",
+    )
+    modules = [
+        m
+        for m in list(sys.modules.values())
+        if isinstance(getattr(m, "__file__", None), str)
+        and m.__file__.endswith(".py")
+        and is_user_code(m)
+    ]
+    texts = {}
+    for module in modules:
+        try:
+            texts[module.__name__] = Path(module.__file__).read_text()
+        except OSError:
+            continue
+    for pattern in patterns:
+        for module in modules:
+            if re.search(pattern, texts.get(module.__name__, "")):
+                return module
+    return None
+
+
+def _import_module_lines(module: types.ModuleType) -> list[str]:
+    file = Path(module.__file__).resolve()
+    parts = module.__name__.split(".")
+    package = file.name == "__init__.py"
+    expected = Path(*parts, "__init__.py") if package else Path(*parts[:-1], f"{parts[-1]}.py")
+    if all(p.isidentifier() for p in parts) and str(file).endswith(str(expected)):
+        root = file.parents[len(parts) if package else len(parts) - 1]
+        return [
+            f"sys.path.insert(0, {literal(str(root))})",
+            f"importlib.import_module({literal(module.__name__)})",
+        ]
+    if file.stem.isidentifier():
+        return [
+            f"sys.path.insert(0, {literal(str(file.parent))})",
+            f"importlib.import_module({literal(file.stem)})",
+        ]
+    return [
+        f"_loader = importlib.util.spec_from_file_location({literal(file.stem)}, "
+        f"{literal(str(file))})",
+        "_loader.loader.exec_module(importlib.util.module_from_spec(_loader))",
+    ]
+
+
+def op_loading(spec: Spec, inliner: Inliner) -> tuple[list[str], str, types.ModuleType | None]:
+    """Lines that make the op available, its expression in the script, and
+    the user's module that defines it in Python (None for a library op)."""
+    op = spec.resolve()
+    overload = spec.overload
+    if overload is None:
+        name = inliner.name_of(op, getattr(op, "__name__", "op_function"), "the op")
+        return [], name or "None", None
+    expression = op_expression(overload)
+    if isinstance(op, torch._ops.OpOverloadPacket):
+        expression = expression.rpartition(".")[0]
+    qualname = overload._schema.name
+    python_defined = qualname in torch.library._defs or qualname in torch._library.custom_ops.OPDEFS
+    if python_defined:
+        module = _defining_module(qualname)
+        if module is None:
+            inliner.problems.append(
+                f"the op's definition: {qualname} is defined in Python, but no loaded module "
+                "of the user's defines it"
+            )
+            return [], expression, None
+        lines = [
+            comment(
+                f"{qualname} is defined in Python by the user's own module "
+                f"{module.__name__} ({module.__file__}): the script imports it, which "
+                "defines the op and its kernel."
+            ),
+            *_import_module_lines(module),
+        ]
+        return lines, expression, module
+    if overload.namespace in _TORCH_NAMESPACES or not torch.ops.loaded_libraries:
+        return [], expression, None
+    lines = [
+        comment(
+            f"{qualname} is defined by a shared library, loaded here as the suite had it "
+            "loaded. These are absolute paths on the machine that wrote this script: point "
+            "them at your build of the library."
+        )
+    ]
+    lines += [
+        f"torch.ops.load_library({literal(path)})" for path in sorted(torch.ops.loaded_libraries)
+    ]
+    return lines, expression, None
+
+
+def _fake_of(spec: Spec) -> tuple[Any, str]:
+    """The fake the check used (the spec's own, else the registered one) and whence."""
+    if spec.fake is not None:
+        return spec.fake, "the spec's own fake"
+    overload = spec.overload
+    if overload is None:
+        return None, ""
+    kernel = torch._library.simple_registry.singleton.find(overload._schema.name).fake_impl.kernel
+    if kernel is None:
+        return None, ""
+    return kernel, f"the fake registered for it ({getattr(kernel, 'source', '?')})"
+
+
+def fake_registration(
+    spec: Spec, inliner: Inliner, defining_module: types.ModuleType | None
+) -> list[str]:
+    """Lines that register the op's fake as the check had it, its code copied."""
+    overload = spec.overload
+    fake, whence = _fake_of(spec)
+    if fake is None:
+        return ["# The op has no Python fake registered (the check ran without one)."]
+    function = unwrap_user_function(fake)
+    # A module defining the op in Python registers its own fake when imported.
+    if (
+        defining_module is not None
+        and spec.fake is None
+        and (
+            function is None
+            or Path(function.__code__.co_filename).resolve()
+            == Path(defining_module.__file__).resolve()
+        )
+    ):
+        return []
+    if function is None:
+        inliner.problems.append(
+            f"the fake's source: {fake!r} is not a Python function of the user's"
+        )
+        return []
+    hint = function.__name__
+    if hint in ("_", "<lambda>"):
+        hint = f"{overload._schema.name.partition('::')[2]}_fake"
+    fake_name = inliner.name_of(function, hint, "the fake")
+    return [
+        f"# The op's fake: {whence}.",
+        f"torch.library.register_fake({literal(overload._schema.name)}, {fake_name})",
+    ]
