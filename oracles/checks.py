@@ -5,8 +5,6 @@ A check is ``check(spec, case) -> list[Finding]``; an empty list is a pass.
 
 from __future__ import annotations
 
-import math
-
 import torch
 import torch._functorch.config as functorch_config
 from torch._subclasses.fake_tensor import UnsupportedOperatorException
@@ -16,12 +14,7 @@ from oracles.case import Case, View
 from oracles.domain import edge_cases
 from oracles.expected import expected_program
 from oracles.findings import Finding
-from oracles.known_faults import (
-    AUTOGRAD_CACHE_SPECIALIZATION,
-    DYNAMIC_WRITE_BACK,
-    MUTATED_INPUT_ALIAS,
-    NEGATIVE_ZERO_CONSTANT,
-)
+from oracles.known_faults import Situation, triage
 from oracles.modes import Observation, run_eager, run_fake, run_inductor, run_program
 from oracles.signature import BatchSignature
 from oracles.spec import Spec
@@ -166,69 +159,22 @@ def check_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) 
     """The Inductor-compiled program agrees with the eager one.
 
     Alone, the Case compiles statically; in a ``batch``, with dynamic
-    shapes. A disagreement that only dynamic shapes show, and that a known
-    compiler fault explains, is reported without blocking.
+    shapes. A disagreement that known compiler faults explain, on the
+    evidence of their witnesses, is reported without blocking.
     """
     found = _compare_compiled(spec, case, batch)
     if not any(f.verdict == "out argument" for f in found):
         found += _out_keyword(spec, case)
-    blocking = {f.verdict for f in found if f.blocking}
-    if not blocking:
-        return found
 
-    def agrees(findings: list[Finding]) -> bool:
-        return not any(f.blocking for f in findings)
-
-    def without_autograd_cache() -> list[Finding]:
+    def witness(name: str) -> list[Finding]:
+        if name == "static":
+            return _compare_compiled(spec, case)
+        if name == "aot_eager":
+            return _compare_compiled(spec, case, batch, backend="aot_eager")
         with functorch_config.patch(enable_autograd_cache=False):
             return _compare_compiled(spec, case, batch, fresh=True)
 
-    # The evidence for each fault. Aliasing: an op that writes in place, an
-    # output that aliases an input only in the compiled program, and the
-    # same program through aot_eager (every stage before Inductor) agrees.
-    # Write-back: an op that writes in place, wrong values only, and a
-    # static compile of the Case that agrees. -0.0: a float argument of -0.0
-    # and a static compile that agrees. The cache fault: a fresh compile with
-    # that cache off agrees. The op and its fake are not at fault.
-    fault, explainable = None, {"values", "inductor"}
-    if (
-        "aliasing" in blocking
-        and blocking <= {"aliasing", "metadata"}
-        and spec.declared_writes
-        and MUTATED_INPUT_ALIAS.fits(
-            lambda: agrees(_compare_compiled(spec, case, batch, backend="aot_eager"))
-        )
-    ):
-        fault, explainable = MUTATED_INPUT_ALIAS, {"aliasing", "metadata"}
-    elif batch is None or not blocking & explainable:
-        return found
-    elif (
-        blocking == {"values"}
-        and spec.declared_writes
-        and DYNAMIC_WRITE_BACK.fits(lambda: agrees(_compare_compiled(spec, case)))
-    ):
-        fault = DYNAMIC_WRITE_BACK
-    elif (
-        blocking == {"values"}
-        and _negative_zero(case.args.values())
-        and NEGATIVE_ZERO_CONSTANT.fits(lambda: agrees(_compare_compiled(spec, case)))
-    ):
-        fault = NEGATIVE_ZERO_CONSTANT
-    elif AUTOGRAD_CACHE_SPECIALIZATION.fits(lambda: agrees(without_autograd_cache())):
-        fault = AUTOGRAD_CACHE_SPECIALIZATION
-    if fault is None:
-        return found
-    return [fault.explain(f) if f.blocking and f.verdict in explainable else f for f in found]
-
-
-def _negative_zero(values) -> bool:
-    """Some plain value (or an item of a list of them) is the float -0.0."""
-    for value in values:
-        if isinstance(value, (list, tuple)) and _negative_zero(value):
-            return True
-        if isinstance(value, float) and value == 0 and math.copysign(1, value) < 0:
-            return True
-    return False
+    return triage(found, Situation(case, batch is not None, bool(spec.declared_writes)), witness)
 
 
 def _compile_failure(spec: Spec, error: BaseException) -> Finding:

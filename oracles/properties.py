@@ -31,6 +31,7 @@ import hypothesis.internal.conjecture.engine as hypothesis_engine
 import torch
 from hypothesis import HealthCheck, event, example, given, note, reject, reporting, settings
 from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
 from hypothesis.internal.compat import BaseExceptionGroup
 
 from oracles.case import Case, CaseError
@@ -185,8 +186,9 @@ def run_property(
                 findings = check_inductor(spec, case, batch) if batch else judge(spec, case)
                 for finding in findings:
                     if not finding.blocking:
-                        event(f"non-blocking finding: {finding.verdict}")
-                        note(str(finding))
+                        if currently_in_test_context():  # not so in a replay
+                            event(f"non-blocking finding: {finding.verdict}")
+                            note(str(finding))
                         if on_finding is not None:
                             on_finding(finding, description)
                 if any(finding.blocking for finding in findings):

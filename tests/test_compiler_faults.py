@@ -331,3 +331,18 @@ def test_a_lost_negative_zero_is_reported_without_blocking_only_where_listed():
         program=lambda op, **args: op(**args) + 1 if torch.compiler.is_compiling() else op(**args),
     )
     assert any(f.blocking for f in check_inductor(wrong, cases[0], batch_signature(cases)))
+
+
+def test_two_faults_in_one_program_are_explained_together():
+    # A cat of the mutated view (the alias fault) of a view at an offset,
+    # compiled with dynamic shapes (the write-back fault): each explains
+    # its own verdicts; neither alone explains them all.
+    spec = _spec("cat_of_doubled_narrows", TWO_NARROWS, _cat_of_mutated)
+    findings = check_inductor(spec, TWO_NARROWS, batch_signature([TWO_NARROWS, WIDER]))
+    if not (DYNAMIC_WRITE_BACK.affects() and MUTATED_INPUT_ALIAS.affects()):
+        return
+    assert findings and not any(f.blocking for f in findings)
+    messages = "\n".join(f.message for f in findings)
+    assert "[values] buffer 'buffer' after the call" in messages
+    assert "known Inductor fault 'dynamic-shape write-back'" in messages
+    assert "known Inductor fault 'mutated-input alias'" in messages

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -100,3 +102,12 @@ def test_a_failing_check_fits_on_a_screen_and_says_how_to_reproduce_it(tmp_path)
         assert "standalone repro (plain torch): python " in section
     assert "torch.__trace" not in output and "USDT" not in output
     assert "Traceback" not in output and "@reproduce_failure" not in output
+    # The rerun command runs exactly the failing Case again.
+    rerun = re.search(r"rerun this Case: (pytest .*)", sections[0]).group(1)
+    again = subprocess.run(
+        [sys.executable, "-m", *shlex.split(rerun)], cwd=CHECKOUT, capture_output=True, text=True
+    )
+    assert again.returncode == 1
+    first = sections[0].split("rerun this Case")[0]  # the first failure's Findings
+    findings = [line for line in first.splitlines() if line.startswith("  [")]
+    assert findings and all(line in again.stdout for line in findings)
