@@ -34,14 +34,14 @@ from pathlib import Path
 
 import torch
 import torch._inductor.config as inductor_config
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import settings
 
 import conftest  # noqa: F401  (registers the Hypothesis profiles)
 from oracles.checks import check_fake, check_inductor
 from oracles.compile import compiled_programs, use_cache_root
 from oracles.findings import CheckFailure
 from oracles.modes import program_of
-from oracles.properties import BATCH_SIZE, run_property
+from oracles.properties import BATCH_SIZE, run_property, sample
 from oracles.signature import batch_signature, bind, signature_of
 from oracles.spec import load_specs
 from suites import rope, zoo
@@ -54,26 +54,6 @@ NAIVE = "naive: reset + compile per example, caches off"
 # A Signature compiles once, plus a recompile per pattern of sizes equal to
 # 1 (Dynamo specializes them): a bound that does not grow with examples.
 MAX_COMPILES_PER_SIGNATURE = 3
-
-
-def draw_cases(strategy, count: int) -> list:
-    """``count`` Cases, the same on every run."""
-    cases = []
-
-    @settings(
-        max_examples=count,
-        derandomize=True,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-        deadline=None,
-    )
-    @given(strategy)
-    def collect(case):
-        cases.append(case)
-
-    collect()
-    return cases[:count]
 
 
 def timed(
@@ -230,11 +210,10 @@ def main() -> None:
 
     spec = next(s for s in rope.SPECS if s.name == "rotary_embedding_functional")
     spec.prepare()
-    cases = draw_cases(spec.cases, options.examples)
+    cases = sample(spec.cases, options.examples)
     alone = cases[: options.alone_examples]
     batches = {
-        size: draw_cases(spec.batches(size), max(1, options.examples // size))
-        for size in BATCH_SIZES
+        size: sample(spec.batches(size), max(1, options.examples // size)) for size in BATCH_SIZES
     }
     rows = []
     print(f"{len(cases)} Cases of {spec.name}", flush=True)

@@ -5,6 +5,9 @@ A check is ``check(spec, case) -> list[Finding]``; an empty list is a pass.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterable
+
 import torch
 import torch._functorch.config as functorch_config
 from torch._subclasses.fake_tensor import UnsupportedOperatorException
@@ -153,6 +156,35 @@ def check_schema(spec: Spec, case: Case) -> list[Finding]:
     expectation = spec.reference(**case.bind(eager.buffers_before)) if spec.reference else None
     found += verdicts.writes(case, eager, spec.declared_writes, expectation, spec.ulp_budget)
     return found
+
+
+def case_dependent_aliasing(
+    spec: Spec, findings: list[Finding], others: Iterable[Case]
+) -> list[Finding]:
+    """``findings`` of the schema check, where an output aliases an input
+    undeclared, told when the kernel returns fresh tensors for one of
+    ``others``: no schema can declare aliasing that depends on the input."""
+    if not any(verdicts.ALIAS_ADVICE in f.message for f in findings):
+        return findings
+    for other in others:
+        eager = run_eager(spec, other, snapshot=False)
+        outputs = [o for o in eager.outputs or () if isinstance(o, torch.Tensor)]
+        if (
+            eager.error is None
+            and outputs
+            and not any(verdicts.aliases(o, eager.args) for o in outputs)
+        ):
+            advice = (
+                f"this op aliases its inputs for some Cases only (it returns fresh tensors on "
+                f"{other.describe()}), which no schema can declare: always return fresh "
+                "tensors, or split it into an op that always writes in place and returns "
+                "its inputs (Tensor(a!)) and one that always allocates"
+            )
+            return [
+                dataclasses.replace(f, message=f.message.replace(verdicts.ALIAS_ADVICE, advice))
+                for f in findings
+            ]
+    return findings
 
 
 def check_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) -> list[Finding]:

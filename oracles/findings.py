@@ -52,8 +52,11 @@ class ConformanceFailure(AssertionError):
         self.rerun: str | None = None
         self.script: Path | None = None
         self.script_problem: str | None = None
-        lines = "\n".join(f"  {finding}" for finding in findings)
-        super().__init__(f"{check} check of {op} failed on {case}\n{lines}")
+        self.heading = f"{check} check of {op} failed on {case}"
+        super().__init__(self.heading)
+
+    def __str__(self) -> str:
+        return "\n".join([self.heading, *(f"  {finding}" for finding in self.findings)])
 
     def report(self) -> str:
         """The Findings, the Case and how to reproduce it."""

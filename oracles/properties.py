@@ -29,25 +29,57 @@ from pathlib import Path
 
 import hypothesis.internal.conjecture.engine as hypothesis_engine
 import torch
-from hypothesis import HealthCheck, event, example, given, note, reject, reporting, settings
+from hypothesis import (
+    HealthCheck,
+    Phase,
+    event,
+    example,
+    given,
+    note,
+    reject,
+    reporting,
+    settings,
+)
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 from hypothesis.internal.compat import BaseExceptionGroup
 
 from oracles.case import Case, CaseError
-from oracles.checks import CHECKS, check_inductor
+from oracles.checks import CHECKS, case_dependent_aliasing, check_inductor
 from oracles.findings import CheckFailure, ConformanceFailure, Finding
 from oracles.signature import batch_signature, signature_of
 from oracles.spec import Spec, SpecError
 
 # Cases per compiled program in the Inductor check.
 BATCH_SIZE = 10
+# Cases a failing schema check samples to tell whether aliasing depends on the Case.
+ALIASING_SAMPLE = 20
 # Searches for distinct kinds of failure, each passing the kinds found before.
 SEARCHES = 3
 # Shrinking a failure stops after this long (a quarter of it in the searches
 # for other kinds): every step of a compiled check compiles, and a minimal
 # Case a minute late is worth less than a good one now.
 SHRINK_SECONDS = 45
+
+
+def sample(strategy: st.SearchStrategy, count: int) -> list:
+    """``count`` draws of ``strategy``, the same on every run."""
+    drawn: list = []
+
+    @settings(
+        max_examples=count,
+        derandomize=True,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+        deadline=None,
+    )
+    @given(strategy)
+    def collect(value: object) -> None:
+        drawn.append(value)
+
+    collect()
+    return drawn[:count]
 
 
 def check_settings(base: settings | None = None) -> settings:
@@ -216,6 +248,10 @@ def run_property(
                 continue
             break
         if failures:
+            if check == "schema":
+                others = [*spec.examples, *sample(spec.cases, ALIASING_SAMPLE)]
+                for failure in failures:
+                    failure.findings = case_dependent_aliasing(spec, failure.findings, others)
             for number, failure in enumerate(failures, 1):
                 if repro is not None:
                     _write_repro(spec, check, failure, repro, number if len(failures) > 1 else 0)

@@ -16,6 +16,9 @@ from oracles.case import Case
 from oracles.findings import Finding
 from oracles.reference import Expectation, Expected, ulp_error
 
+# What to do about an output that aliases an input its schema does not name.
+ALIAS_ADVICE = "annotate both as Tensor(a!) or return a clone"
+
 _BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 
@@ -247,8 +250,7 @@ def schema_aliasing(
                     Finding(
                         "schema",
                         f"{_output_label(i)} of the {mode} {_alias_text(real)} but "
-                        f"the schema `{schema}` declares no alias for it: annotate "
-                        "both as Tensor(a!) or return a clone",
+                        f"the schema `{schema}` declares no alias for it: {ALIAS_ADVICE}",
                     )
                 )
             continue

@@ -5,13 +5,15 @@ from __future__ import annotations
 import dataclasses
 
 import torch
+from hypothesis import strategies as st
 from torch.multiprocessing.reductions import StorageWeakRef
 
 from oracles import reference
 from oracles.case import Buffer, Case, View
-from oracles.checks import check_reference
+from oracles.checks import case_dependent_aliasing, check_reference, check_schema
 from oracles.modes import run_fake
 from oracles.rope_cases import fused_qkv_seed_case
+from oracles.spec import Spec
 from suites import rope
 from tests.zoo_helpers import needs_kernels
 
@@ -63,3 +65,21 @@ def test_fake_arguments_keep_the_real_views_and_their_shared_storage():
 
     assert storage("query") == storage("key")
     assert storage("query") != storage("positions")
+
+
+torch.library.define("conformance_tests::returns_input", "(Tensor x) -> Tensor")
+
+
+@torch.library.impl("conformance_tests::returns_input", "cpu")
+def _(x):
+    return x
+
+
+def test_an_op_that_always_aliases_keeps_the_one_fix_advice():
+    spec = Spec("returns_input", "conformance_tests::returns_input", st.nothing(), None)
+    cases = [Case({"x": Buffer((n,), torch.float32)}, {"x": View("x")}) for n in (1, 3, 5)]
+    found = check_schema(spec, cases[0])
+    assert case_dependent_aliasing(spec, found, cases[1:]) == found
+    assert "declares no alias for it: annotate both as Tensor(a!) or return a clone" in str(
+        found[0]
+    )
