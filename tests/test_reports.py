@@ -34,7 +34,7 @@ def test_json_report_holds_the_findings_of_a_failing_check(tmp_path):
     assert fake["spec"] == "rope-zoo-rope_returns_inputs_gemma4_fake"
     messages = [f["message"] for f in fake["findings"]]
     assert "out[0].stride()=(4096, 1) in the fake, but the real kernel gives (6144, 1)" in messages
-    assert "seed fused-QKV model" in fake["findings"][0]["case"]
+    assert any("seed fused-QKV model" in finding["case"] for finding in fake["findings"])
     assert "stride()=(4096, 1) in the fake" in (tmp_path / "junit.xml").read_text()
 
 
