@@ -11,11 +11,13 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracles.case import Buffer, Case, CaseError, View
+from oracles.case import DEFAULT, Buffer, Case, CaseError, View
 from oracles.checks import CHECKS, check_inductor
 from oracles.compile import compiled_programs
 from oracles.domain import Domain, edge_cases
+from oracles.layouts import strided_layouts
 from oracles.properties import run_property
+from oracles.reference import Expectation, exact
 from oracles.rope_cases import fused_qkv_seed_case, rope_batches, rope_cases
 from oracles.spec import Spec, SpecError, load_specs
 
@@ -214,3 +216,34 @@ def test_a_spec_without_batches_compiles_once_per_batch():
     before = compiled_programs().compiles
     run_property(spec, "inductor", settings(max_examples=40, database=None), batch_size=10)
     assert compiled_programs().compiles - before <= 4  # 40 Cases, 4 batches
+
+
+def _shifted_reference(x, by=1, wrap=False):
+    if wrap:
+        return Expectation(outputs=(exact(x.roll(by, -1)),))
+    out = torch.zeros_like(x, dtype=torch.float64)
+    out[..., by:] = x[..., : x.shape[-1] - by]
+    return Expectation(outputs=(exact(out),))
+
+
+@st.composite
+def _shifted_cases(draw):
+    x = draw(strided_layouts((draw(st.integers(1, 3)), 6)))
+    return Case(
+        {"x": Buffer(x.buffer_shape, torch.float32)},
+        {
+            "x": View("x", x.ops),
+            "by": draw(st.sampled_from([DEFAULT, 0, 2, 5])),
+            "wrap": draw(st.sampled_from([DEFAULT, True])),
+        },
+        seed=draw(st.integers(0, 2**32 - 1)),
+    )
+
+
+@pytest.mark.parametrize("check", sorted(CHECKS))
+def test_defaulted_arguments_are_drawn_at_and_away_from_their_defaults(check):
+    load_specs(str(USER_SPECS))  # registers user_args::shifted
+    spec = Spec("shifted", "user_args::shifted", _shifted_cases(), _shifted_reference)
+    run_property(spec, check, QUICK)
+    case = Case({"x": Buffer((2, 6), torch.float32)}, {"x": View("x"), "by": DEFAULT})
+    assert "by" not in case.bind(case.allocate())  # the op's own default applies

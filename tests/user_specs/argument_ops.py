@@ -45,3 +45,19 @@ def _(x, bias):
 def fill_out(out: torch.Tensor, x: torch.Tensor) -> None:
     """Writes x into a caller-given output argument named ``out``."""
     out.copy_(x)
+
+
+@torch.library.custom_op("user_args::shifted", mutates_args=())
+def shifted(x: torch.Tensor, by: int = 1, wrap: bool = False) -> torch.Tensor:
+    """x rolled (or shifted, zero-filled) by ``by`` along its last dimension."""
+    if wrap:
+        return x.roll(by, -1)
+    out = torch.zeros_like(x, memory_format=torch.contiguous_format)
+    if by < x.shape[-1]:
+        out[..., by:] = x[..., : x.shape[-1] - by]
+    return out
+
+
+@shifted.register_fake
+def _(x, by=1, wrap=False):
+    return x.new_empty(x.shape)
