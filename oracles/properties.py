@@ -24,6 +24,7 @@ import dataclasses
 import functools
 import math
 import pickle
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -42,13 +43,15 @@ from hypothesis import (
 )
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
-from hypothesis.internal.compat import BaseExceptionGroup
 
 from oracles.case import Case, CaseError
 from oracles.checks import CHECKS, case_dependent_aliasing, check_inductor
 from oracles.findings import CheckFailure, ConformanceFailure, Finding
 from oracles.signature import batch_signature, signature_of
 from oracles.spec import Spec, SpecError
+
+if sys.version_info < (3, 11):
+    from exceptiongroup import BaseExceptionGroup
 
 # Cases per compiled program in the Inductor check.
 BATCH_SIZE = 10
