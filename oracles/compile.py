@@ -3,11 +3,13 @@
 A CompiledProgram is compiled with ``fullgraph=True`` through a backend that
 counts the graphs Dynamo hands to Inductor and whether the op is in them,
 and wraps each compiled graph to count its runs: a call that ran no Inductor
-graph ran eagerly. A call that compiled is run again on restored inputs
-under the profiler, which counts the op's real calls in that graph (calls
-made while tracing never count); later calls of the same graph run the same
-code, so they skip the profiler's cost. Recompiles are counted, and hitting
-Dynamo's recompile limit fails loudly instead of falling back to eager.
+graph ran eagerly. A call that compiled is run again on restored inputs, the
+compiled graph under a dispatch mode that counts the op's real calls in it
+(calls made while tracing never count; the count does not depend on what a
+profiler of some release records); later calls of the same graph run the
+same code, so they skip the counting's cost. Recompiles are counted, and
+hitting Dynamo's recompile limit fails loudly instead of falling back to
+eager.
 
 Inductor's caches persist between runs of the suite, in a folder keyed by
 everything a cached graph silently depends on: the torch version, the loaded
@@ -21,7 +23,6 @@ import dataclasses
 import hashlib
 import marshal
 import os
-import sys
 import tempfile
 import types
 from collections.abc import Callable, Iterator, Sequence
@@ -36,7 +37,7 @@ import torch._inductor.config as inductor_config
 import torch.fx.experimental._config as shape_config
 from torch._dynamo.backends.registry import lookup_backend
 from torch._inductor.compile_fx import compile_fx
-from torch.profiler import ProfilerActivity, profile
+from torch.utils._python_dispatch import TorchDispatchMode
 
 # Recompiles one program may make before the run fails loudly instead of
 # falling back to eager.
@@ -81,18 +82,22 @@ def _filled(cell: types.CellType) -> bool:
     return True
 
 
-@contextmanager
-def _quiet_stderr() -> Iterator[None]:
-    """Native code's writes to file descriptor 2 go nowhere for a moment."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with open(os.devnull, "w") as devnull:
-        os.dup2(devnull.fileno(), 2)
-    try:
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
+class OpCalls(TorchDispatchMode):
+    """Counts the calls of one op that reach the dispatcher, directly or as
+    the op a higher-order operator runs (``auto_functionalized(op, ...)``)."""
+
+    supports_higher_order_operators = True
+
+    def __init__(self, op: torch._ops.OpOverload | None):
+        super().__init__()
+        self.op = op
+        self.count = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func == self.op or any(a is self.op for a in (*args, *kwargs.values())):
+            self.count += 1
+        return func(*args, **kwargs)
 
 
 @dataclasses.dataclass
@@ -128,7 +133,8 @@ class CompiledProgram:
         self.graph_calls = 0
         self._graph_runs = 0
         self._last_graph: int | None = None
-        self._kernel_calls: dict[int, int] = {}  # per compiled graph, from the profiler
+        self._kernel_calls: dict[int, int] = {}  # per compiled graph, counted in it
+        self._counting: OpCalls | None = None
         # Dynamo keeps compiled code per code object: a copy of it gives this
         # program its own cache and recompile limit.
         own = types.FunctionType(
@@ -157,7 +163,12 @@ class CompiledProgram:
         def run(*args: Any) -> Any:
             self._graph_runs += 1
             self._last_graph = graph
-            return compiled(*args)
+            if self._counting is None:
+                return compiled(*args)
+            # Inside the graph, not around the program: with a dispatch mode
+            # active, Dynamo would not run the compiled frame at all.
+            with self._counting:
+                return compiled(*args)
 
         return run
 
@@ -188,17 +199,13 @@ class CompiledProgram:
                 os.environ["TORCHINDUCTOR_CACHE_DIR"] = previous
 
     def _kernel_calls_of(self, inputs: tuple) -> tuple[Any, int]:
-        """Run under the profiler: the result and the op's real calls."""
-        prof = profile(activities=[ProfilerActivity.CPU])
-        with _quiet_stderr():  # the profiler announces its start and stop there
-            prof.start()
+        """Run, counting in the compiled graph: the result and the op's real calls."""
+        self._counting = OpCalls(self.op)
         try:
             result = self._compiled(*inputs)
         finally:
-            with _quiet_stderr():
-                prof.stop()
-        name = self.op._schema.name if self.op is not None else None
-        return result, sum(1 for event in prof.events() if event.name == name)
+            calls, self._counting = self._counting.count, None
+        return result, calls
 
     def __call__(
         self, *inputs: Any, pristine: Sequence[torch.Tensor] | None = None

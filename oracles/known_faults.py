@@ -30,6 +30,9 @@ from oracles.findings import Finding
 # runs it through every stage before Inductor; "no autograd cache" compiles
 # it afresh with AOTAutograd's cache off.
 WITNESSES = ("static", "aot_eager", "no autograd cache")
+# Verdicts that mean a run compared nothing: a witness showing one (that its
+# fault does not explain) is no evidence.
+NO_COMPARISON = frozenset({"harness", "inductor", "crash", "fake", "outputs", "out argument"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,13 +82,18 @@ def triage(
             runs[name] = {f.verdict for f in witness(name) if f.blocking}
         return runs[name]
 
+    def fits(fault: KnownFault) -> bool:
+        shown = seen(fault.witness)
+        compared = not (shown & NO_COMPARISON) - fault.explains
+        return compared and not shown & fault.explains & blocking
+
     fitting = [
         fault
         for fault in KNOWN_FAULTS
         if fault.affects()
         and blocking & fault.explains
         and fault.applies(situation)
-        and not seen(fault.witness) & fault.explains & blocking
+        and fits(fault)
     ]
     if not blocking or not blocking <= {v for fault in fitting for v in fault.explains}:
         return found

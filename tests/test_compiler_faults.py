@@ -30,11 +30,14 @@ from hypothesis import strategies as st
 from oracles.case import Buffer, Case, View
 from oracles.checks import check_inductor
 from oracles.compile import compiled_programs, use_cache_root
+from oracles.findings import Finding
 from oracles.known_faults import (
     AUTOGRAD_CACHE_SPECIALIZATION,
     DYNAMIC_WRITE_BACK,
     MUTATED_INPUT_ALIAS,
     NEGATIVE_ZERO_CONSTANT,
+    Situation,
+    triage,
 )
 from oracles.signature import batch_signature
 from oracles.spec import Spec
@@ -346,3 +349,12 @@ def test_two_faults_in_one_program_are_explained_together():
     assert "[values] buffer 'buffer' after the call" in messages
     assert "known Inductor fault 'dynamic-shape write-back'" in messages
     assert "known Inductor fault 'mutated-input alias'" in messages
+
+
+def test_a_witness_that_compared_nothing_is_no_evidence():
+    found = [Finding("aliasing", "out[0] shares storage with 'buffer'")]
+    situation = Situation(ONE_ROW, batched=False, writes=True)
+    assert triage(found, situation, lambda name: [Finding("harness", "no verdict")]) == found
+    if MUTATED_INPUT_ALIAS.affects():
+        [demoted] = triage(found, situation, lambda name: [])
+        assert not demoted.blocking
