@@ -209,6 +209,41 @@ def check_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) 
     return triage(found, Situation(case, batch is not None, bool(spec.declared_writes)), witness)
 
 
+# The stages before Inductor, in order, each a Dynamo backend and its words.
+STAGES = (
+    ("eager", "Dynamo (backend 'eager')"),
+    ("aot_eager", "AOTAutograd (backend 'aot_eager')"),
+    # Its fake cross-checking variant cannot run auto_functionalized, which
+    # every mutating custom op becomes.
+    (
+        "aot_eager_decomp_partition",
+        "AOTAutograd's decompositions and partitioner (backend 'aot_eager_decomp_partition')",
+    ),
+)
+
+
+def stage_at_fault(spec: Spec, case: Case, batch: BatchSignature | None = None) -> Finding:
+    """Which compiler stage first disagrees with eager on ``case``, as
+    ``torch._inductor.compiler_bisector`` would find by hand: the program is
+    compiled again by each stage before Inductor, in order."""
+    for backend, words in STAGES:
+        found = [f for f in _compare_compiled(spec, case, batch, backend=backend) if f.blocking]
+        if found:
+            return Finding(
+                "stage",
+                f"the first compiler stage to disagree with eager is {words}: {found[0]}",
+                blocking=False,
+            )
+    return Finding(
+        "stage",
+        "every stage before Inductor (Dynamo, AOTAutograd, its decompositions and "
+        "partitioner) agrees with eager: the difference arises in Inductor (which "
+        "alone trusts the op's fake for strides and aliasing: the fake check tells "
+        "whether the fake is to blame)",
+        blocking=False,
+    )
+
+
 def _compile_failure(spec: Spec, error: BaseException) -> Finding:
     """The compiled program raised: named by its real cause."""
     if _missing_fake(spec, error):

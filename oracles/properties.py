@@ -45,7 +45,7 @@ from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
 from oracles.case import Case, CaseError
-from oracles.checks import CHECKS, case_dependent_aliasing, check_inductor
+from oracles.checks import CHECKS, case_dependent_aliasing, check_inductor, stage_at_fault
 from oracles.findings import CheckFailure, ConformanceFailure, Finding
 from oracles.signature import batch_signature, signature_of
 from oracles.spec import Spec, SpecError
@@ -255,6 +255,9 @@ def run_property(
                 others = [*spec.examples, *sample(spec.cases, ALIASING_SAMPLE)]
                 for failure in failures:
                     failure.findings = case_dependent_aliasing(spec, failure.findings, others)
+            if check == "inductor":
+                for failure in failures:
+                    failure.findings = [*failure.findings, _stage(spec, failure)]
             for number, failure in enumerate(failures, 1):
                 if repro is not None:
                     _write_repro(spec, check, failure, repro, number if len(failures) > 1 else 0)
@@ -286,6 +289,13 @@ def _search(spec, check, prop, base, batched, batch_size, shrink_seconds, search
     test.hypothesis.inner_test._hypothesis_internal_add_digest = f"{spec.name}/{check}".encode()
     with _shrink_budget(shrink_seconds):
         test()
+
+
+def _stage(spec: Spec, failure: ConformanceFailure) -> Finding:
+    """The compiler stage at fault for the shrunk Case alone (not while
+    shrinking: it compiles once per stage)."""
+    batch = batch_signature(failure.cases) if failure.batched else None
+    return stage_at_fault(spec, failure.cases[failure.index], batch)
 
 
 def _failures(error: BaseException) -> list[ConformanceFailure]:

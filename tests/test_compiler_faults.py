@@ -28,7 +28,7 @@ import torch._functorch.config as functorch_config
 from hypothesis import strategies as st
 
 from oracles.case import Buffer, Case, View
-from oracles.checks import check_inductor
+from oracles.checks import check_inductor, stage_at_fault
 from oracles.compile import compiled_programs, use_cache_root
 from oracles.findings import Finding
 from oracles.known_faults import (
@@ -358,3 +358,29 @@ def test_a_witness_that_compared_nothing_is_no_evidence():
     if MUTATED_INPUT_ALIAS.affects():
         [demoted] = triage(found, situation, lambda name: [])
         assert not demoted.blocking
+
+
+def test_the_stage_at_fault_is_named():
+    # Inductor's faults come out as Inductor's; the -0.0 fault as AOTAutograd's;
+    # a program that reads is_compiling() differs from Dynamo on.
+    clone = _spec("clone_of_doubled_row", ONE_ROW, _clone_of_mutated)
+    if _clone_aliases_input():
+        assert "the difference arises in Inductor" in stage_at_fault(clone, ONE_ROW).message
+    write_back = _spec("double_on_two_narrows", TWO_NARROWS, lambda op, **args: op(**args))
+    if _write_back_is_wrong(dynamic=True):
+        batch = batch_signature([TWO_NARROWS, WIDER])
+        assert "the difference arises in Inductor" in stage_at_fault(write_back, TWO_NARROWS, batch).message
+    zero = Spec("first_set", torch.ops.conformance_tests.first_set.default, st.nothing(), None)
+    cases = [_first_set_case(3, -0.0), _first_set_case(5, -0.0)]
+    if _negative_zero_loses_its_sign():
+        stage = stage_at_fault(zero, cases[0], batch_signature(cases))
+        assert "the first compiler stage to disagree with eager is AOTAutograd" in stage.message
+
+    def diverges_under_dynamo(op, **args):
+        op(**args)
+        return args["x"] + 1 if torch.compiler.is_compiling() else args["x"].clone()
+
+    dynamo = _spec("dynamo_diverges", ONE_ROW, diverges_under_dynamo)
+    stage = stage_at_fault(dynamo, ONE_ROW)
+    assert not stage.blocking
+    assert "the first compiler stage to disagree with eager is Dynamo" in stage.message
