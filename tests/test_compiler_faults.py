@@ -369,7 +369,10 @@ def test_the_stage_at_fault_is_named():
     write_back = _spec("double_on_two_narrows", TWO_NARROWS, lambda op, **args: op(**args))
     if _write_back_is_wrong(dynamic=True):
         batch = batch_signature([TWO_NARROWS, WIDER])
-        assert "the difference arises in Inductor" in stage_at_fault(write_back, TWO_NARROWS, batch).message
+        assert (
+            "the difference arises in Inductor"
+            in stage_at_fault(write_back, TWO_NARROWS, batch).message
+        )
     zero = Spec("first_set", torch.ops.conformance_tests.first_set.default, st.nothing(), None)
     cases = [_first_set_case(3, -0.0), _first_set_case(5, -0.0)]
     if _negative_zero_loses_its_sign():
