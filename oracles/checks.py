@@ -18,7 +18,8 @@ from oracles.domain import edge_cases
 from oracles.expected import expected_program
 from oracles.findings import Finding
 from oracles.known_faults import Situation, triage
-from oracles.modes import Observation, run_eager, run_fake, run_inductor, run_program
+from oracles.modes import run_eager, run_fake, run_inductor, run_program
+from oracles.observation import Observation
 from oracles.signature import BatchSignature
 from oracles.spec import Spec
 

@@ -13,7 +13,7 @@ from typing import Any
 import torch
 
 from oracles.case import Case
-from oracles.modes import flatten_outputs
+from oracles.observation import flatten_outputs
 from oracles.reference import Expectation, Expected
 from oracles.spec import Spec
 

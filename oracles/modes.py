@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -20,32 +19,12 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 
 from oracles.case import Case
 from oracles.compile import compiled_programs
+from oracles.observation import Observation, flatten_outputs
 from oracles.signature import BatchSignature, bind, signature_of
 from oracles.spec import Spec
 
 # Where Case.allocate puts every buffer.
 _CASE_DEVICE = torch.device("cpu")
-
-
-@dataclasses.dataclass
-class Observation:
-    """What one run of a Case in one Mode showed."""
-
-    mode: str
-    args: dict[str, Any]
-    outputs: tuple | None  # None when the op (or program) returned None
-    buffers_before: dict[str, torch.Tensor]
-    buffers_after: dict[str, torch.Tensor]
-    error: BaseException | None = None
-    vacuity: str | None = None  # why a compiled run proves nothing
-
-
-def flatten_outputs(result: Any) -> tuple | None:
-    if result is None:
-        return None
-    if isinstance(result, (tuple, list)):
-        return tuple(result)
-    return (result,)
 
 
 def _snapshot(buffers: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:

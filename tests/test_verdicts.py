@@ -6,7 +6,7 @@ import torch
 
 from oracles import verdicts
 from oracles.case import Buffer, Case, View
-from oracles.modes import Observation
+from oracles.observation import Observation
 from oracles.reference import Expectation, Expected, exact, ulp_error
 
 

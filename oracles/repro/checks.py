@@ -15,7 +15,7 @@ from oracles import verdicts
 from oracles.case import Buffer
 from oracles.expected import program_expectation
 from oracles.findings import Finding
-from oracles.modes import flatten_outputs
+from oracles.observation import flatten_outputs
 from oracles.repro.values import literal, op_expression
 from oracles.spec import Spec
 
