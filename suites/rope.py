@@ -41,11 +41,13 @@ def consume_rotated(op: Callable, **args: Any) -> torch.Tensor:
     return torch.cat([x.reshape(-1) for x in rotated if x is not None])
 
 
-def rope_spec(name: str, op: Any, **fields: Any) -> Spec:
-    """A rope-family Spec: the rope Cases, the seed's example, the rope program."""
+def rope_spec(name: str, op: Any, *, optional_key: bool = False, **fields: Any) -> Spec:
+    """A rope-family Spec: the rope Cases (inside the spec's domain, key None
+    too where ``optional_key``), the seed's example, the rope program."""
+    draw = {"optional_key": optional_key, "domain": fields.get("domain")}
     defaults = {
-        "cases": rope_cases(),
-        "batches": rope_batches,
+        "cases": rope_cases(**draw),
+        "batches": functools.partial(rope_batches, **draw),
         "reference": reference.rope_outputs,
         "ulp_budget": ROPE_ULP_BUDGET,
         "program": consume_rotated,
@@ -62,8 +64,7 @@ SPECS = [
         "rotary_embedding",
         "conformance::rotary_embedding",
         reference=reference.rope_writes,
-        cases=rope_cases(optional_key=True),
-        batches=functools.partial(rope_batches, optional_key=True),
+        optional_key=True,
     ),
     # The kernels dispatch float64 too, which the family does not draw: the
     # domain-edge report says what they do with it.

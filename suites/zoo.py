@@ -6,13 +6,10 @@ Finding each one produces and its message.
 
 from __future__ import annotations
 
-import functools
-
 from kernels import zoo
 from kernels.build import KernelsUnavailable
 from oracles import reference
 from oracles.domain import Domain
-from oracles.rope_cases import rope_batches, rope_cases
 from oracles.spec import Spec, Unavailable
 from suites.rope import rope_spec
 
@@ -59,8 +56,6 @@ SPECS = [
         "rope_contiguous_positions",
         "rotary_embedding_contiguous_positions",
         reference=reference.rope_writes,
-        cases=rope_cases(domain=CONTIGUOUS_POSITIONS),
-        batches=functools.partial(rope_batches, domain=CONTIGUOUS_POSITIONS),
         domain=CONTIGUOUS_POSITIONS,
     ),
 ]
