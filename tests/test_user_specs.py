@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oracles.case import DEFAULT, Buffer, Case, CaseError, View
-from oracles.checks import CHECKS, check_inductor
+from oracles.checks import CHECKS, check_domain_edges, check_inductor
 from oracles.compile import compiled_programs
 from oracles.domain import Domain, edge_cases
 from oracles.layouts import strided_layouts
@@ -20,6 +20,8 @@ from oracles.properties import run_property
 from oracles.reference import Expectation, exact
 from oracles.rope_cases import fused_qkv_seed_case, rope_batches, rope_cases
 from oracles.spec import Spec, SpecError, load_specs
+from suites import rope
+from tests.zoo_helpers import needs_kernels, zoo_spec
 
 USER_SPECS = Path(__file__).parent / "user_specs" / "argument_specs.py"
 QUICK = settings(max_examples=20, database=None, derandomize=True)
@@ -247,3 +249,33 @@ def test_defaulted_arguments_are_drawn_at_and_away_from_their_defaults(check):
     run_property(spec, check, QUICK)
     case = Case({"x": Buffer((2, 6), torch.float32)}, {"x": View("x"), "by": DEFAULT})
     assert "by" not in case.bind(case.allocate())  # the op's own default applies
+
+
+@needs_kernels
+def test_the_domain_edge_report_says_refuses_right_or_silently_wrong():
+    seed = fused_qkv_seed_case()
+    wrong = zoo_spec("rope_contiguous_positions")
+    with wrong.installed():
+        [finding] = check_domain_edges(wrong, seed)
+    assert not finding.blocking and finding.verdict == "domain edge"
+    assert "accepts positions not contiguous and silently computes wrong values" in (
+        finding.message
+    )
+    [right_spec] = [s for s in rope.SPECS if s.name == "rotary_embedding"]
+    right = Spec(**{**right_spec.__dict__, "domain": Domain(contiguous=("positions",))})
+    with right.installed():
+        [finding] = check_domain_edges(right, seed)
+    assert "accepts positions not contiguous and computes the reference's values" in (
+        finding.message
+    )
+
+    def contiguous_only(positions, query, key, head_size, cos_sin_cache, is_neox):
+        if not positions.is_contiguous():
+            raise ValueError("positions must be contiguous")
+
+    strict = Spec("strict", contiguous_only, st.nothing(), None, domain=right.domain)
+    [finding] = check_domain_edges(strict, seed)
+    assert "refuses positions not contiguous: ValueError: positions must be contiguous" in (
+        finding.message
+    )
+    assert check_domain_edges(Spec("none", contiguous_only, st.nothing(), None), seed) == []
