@@ -37,6 +37,7 @@ import torch._inductor.config as inductor_config
 from hypothesis import settings
 
 import conftest  # noqa: F401  (registers the Hypothesis profiles)
+from families.rope import specs as rope
 from oracles.checks import check_fake, check_inductor
 from oracles.compile import compiled_programs, use_cache_root
 from oracles.findings import CheckFailure
@@ -44,7 +45,7 @@ from oracles.modes import program_of
 from oracles.properties import BATCH_SIZE, run_property, sample
 from oracles.signature import batch_signature, bind, signature_of
 from oracles.spec import load_specs
-from suites import rope, zoo
+from suites import zoo
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 USER_SPECS = Path(__file__).parent.parent / "tests" / "user_specs" / "argument_specs.py"

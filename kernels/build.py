@@ -1,6 +1,8 @@
 """Builds the C++ reference kernels once per torch version and loads them.
 
-The extension lands under ``.build/`` in the checkout, in a folder named for
+The sources are every family's ``csrc/*.cpp`` (``families/<name>/csrc``),
+found rather than listed, each family's ``csrc`` on the include path; they
+build into one library. The extension lands under ``.build/`` in the checkout, in a folder named for
 the torch version, so a torch upgrade gets a fresh build and a re-run reuses
 the old one (ninja rebuilds only what changed).
 """
@@ -14,8 +16,8 @@ from pathlib import Path
 
 import torch
 
-SOURCES = Path(__file__).parent / "csrc"
 CHECKOUT = Path(__file__).resolve().parent.parent
+FAMILIES = CHECKOUT / "families"
 
 
 class KernelsUnavailable(RuntimeError):
@@ -25,6 +27,11 @@ class KernelsUnavailable(RuntimeError):
 def build_directory() -> Path:
     tag = torch.__version__.replace("+", "_")
     return CHECKOUT / ".build" / f"torch-{tag}"
+
+
+def sources() -> list[Path]:
+    """Every family's C++ sources, in a stable order."""
+    return sorted(FAMILIES.glob("*/csrc/*.cpp"))
 
 
 def load_kernels() -> None:
@@ -47,8 +54,8 @@ def _build() -> str | None:
     try:
         cpp_extension.load(
             name="conformance_kernels",
-            sources=[str(SOURCES / "rope.cpp"), str(SOURCES / "zoo.cpp")],
-            extra_include_paths=[str(SOURCES)],
+            sources=[str(source) for source in sources()],
+            extra_include_paths=sorted({str(source.parent) for source in sources()}),
             extra_cflags=["-O2"],
             build_directory=str(directory),
             is_python_module=False,

@@ -1,12 +1,32 @@
-"""The built-in catalog: every family's Specs."""
+"""The built-in catalog: the Specs of every family, found, not listed.
+
+A family is a package under ``families/``; its ``specs`` module holds the
+catalog's Specs and its ``zoo`` module, if any, its known-bad ones.
+"""
 
 from __future__ import annotations
 
-from oracles.spec import Spec, validate
-from suites import rope
+import importlib
+import pkgutil
+from types import ModuleType
 
-FAMILIES = (rope,)
+import families
+from oracles.spec import Spec, validate
+
+
+def family_modules(module: str) -> list[ModuleType]:
+    """Each family's ``module`` (``specs`` or ``zoo``), where it has one."""
+    found = []
+    for family in sorted(info.name for info in pkgutil.iter_modules(families.__path__)):
+        name = f"{families.__name__}.{family}.{module}"
+        if importlib.util.find_spec(name) is not None:
+            found.append(importlib.import_module(name))
+    return found
+
+
+def specs_of(module: str) -> list[Spec]:
+    return [validate(spec, m.__name__) for m in family_modules(module) for spec in m.SPECS]
 
 
 def builtin_specs() -> list[Spec]:
-    return [validate(spec, module.__name__) for module in FAMILIES for spec in module.SPECS]
+    return specs_of("specs")

@@ -7,11 +7,11 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from families.rope.cases import rope_cases
 from oracles.case import Buffer, Case, View
 from oracles.compile import compiled_programs
 from oracles.findings import CheckFailure
 from oracles.properties import run_property
-from oracles.rope_cases import rope_cases
 from oracles.signature import BatchError, batch_signature, bind, signature_of
 from oracles.spec import Spec
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from kernels import zoo
+from families.rope import zoo
 from oracles.compile import fingerprint
 from tests.zoo_helpers import needs_kernels, zoo_spec
 

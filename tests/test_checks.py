@@ -8,13 +8,13 @@ import torch
 from hypothesis import strategies as st
 from torch.multiprocessing.reductions import StorageWeakRef
 
-from oracles import reference
+from families.rope import reference
+from families.rope import specs as rope
+from families.rope.cases import fused_qkv_seed_case
 from oracles.case import Buffer, Case, View
 from oracles.checks import case_dependent_aliasing, check_reference, check_schema
 from oracles.modes import run_fake
-from oracles.rope_cases import fused_qkv_seed_case
 from oracles.spec import Spec
-from suites import rope
 from tests.zoo_helpers import needs_kernels
 
 pytestmark = needs_kernels

@@ -27,6 +27,7 @@ import torch
 import torch._functorch.config as functorch_config
 from hypothesis import strategies as st
 
+from families.rope import specs as rope
 from oracles.case import Buffer, Case, View
 from oracles.checks import check_inductor, stage_at_fault
 from oracles.compile import compiled_programs, use_cache_root
@@ -41,7 +42,6 @@ from oracles.known_faults import (
 )
 from oracles.signature import batch_signature
 from oracles.spec import Spec
-from suites import rope
 
 
 @torch.library.custom_op("conformance_tests::double_", mutates_args=("x",))

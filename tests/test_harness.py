@@ -7,10 +7,10 @@ import dataclasses
 import pytest
 import torch
 
+from families.rope import specs as rope
+from families.rope.cases import fused_qkv_seed_case
 from oracles.checks import check_inductor
 from oracles.compile import RECOMPILE_LIMIT, CompiledProgram
-from oracles.rope_cases import fused_qkv_seed_case
-from suites import rope
 from tests.zoo_helpers import needs_kernels
 
 SEED = fused_qkv_seed_case()

@@ -20,12 +20,12 @@ import pytest
 import torch
 from hypothesis import strategies as st
 
+from families.rope import specs as rope
+from families.rope.cases import fused_qkv_seed_case
 from oracles.case import DEFAULT, Buffer, Case, View, apply_view_ops
 from oracles.repro import literal, render_repro, view_expression, view_ranks, write_repro
-from oracles.rope_cases import fused_qkv_seed_case
 from oracles.signature import _canonical
 from oracles.spec import Spec, call_op
-from suites import rope
 from tests.zoo_helpers import needs_kernels, zoo_spec
 
 SUITE_IMPORT = re.compile(r"^\s*(import|from)\s+(oracles|kernels|suites|tests|reports)\b", re.M)

@@ -6,8 +6,7 @@ import torch
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from oracles.case import Case
-from oracles.rope_cases import (
+from families.rope.cases import (
     HEAD_SIZES,
     fused_qkv_seed_case,
     rope_batches,
@@ -16,6 +15,7 @@ from oracles.rope_cases import (
     rope_models,
     rope_structures,
 )
+from oracles.case import Case
 from oracles.signature import batch_signature, signature_of
 
 # Deterministic and patient: a layout that exists must always be found.

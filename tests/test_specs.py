@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from families.rope.cases import rope_cases
 from kernels import build
-from oracles.rope_cases import rope_cases
 from oracles.spec import Spec, SpecError, Unavailable, load_specs, validate
 from suites import test_conformance
 
@@ -25,7 +25,7 @@ def write(tmp_path: Path, body: str) -> str:
 
 
 def test_loads_a_file_and_a_module():
-    assert [s.name for s in load_specs("suites.rope")][0] == "rotary_embedding"
+    assert [s.name for s in load_specs("families.rope.specs")][0] == "rotary_embedding"
     assert "rope_overrun" in [s.name for s in load_specs(str(CHECKOUT / "suites" / "zoo.py"))]
 
 

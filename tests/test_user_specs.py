@@ -11,6 +11,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from families.rope import specs as rope
+from families.rope.cases import fused_qkv_seed_case, rope_batches, rope_cases
 from oracles.case import DEFAULT, Buffer, Case, CaseError, View
 from oracles.checks import CHECKS, check_domain_edges, check_inductor
 from oracles.compile import compiled_programs
@@ -18,9 +20,7 @@ from oracles.domain import Domain, edge_cases
 from oracles.layouts import strided_layouts
 from oracles.properties import run_property
 from oracles.reference import Expectation, exact
-from oracles.rope_cases import fused_qkv_seed_case, rope_batches, rope_cases
 from oracles.spec import Spec, SpecError, load_specs
-from suites import rope
 from tests.zoo_helpers import needs_kernels, zoo_spec
 
 USER_SPECS = Path(__file__).parent / "user_specs" / "argument_specs.py"

@@ -9,11 +9,11 @@ import pytest
 import torch
 from hypothesis import strategies as st
 
+from families.rope.cases import rope_cases
 from oracles.case import Buffer, Case, View
 from oracles.findings import CheckFailure
 from oracles.properties import run_property
 from oracles.reference import Expectation, exact
-from oracles.rope_cases import rope_cases
 from oracles.spec import Spec
 from tests.zoo_helpers import CI, failure, needs_kernels, passes, zoo_spec
 

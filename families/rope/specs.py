@@ -8,11 +8,10 @@ from typing import Any
 
 import torch
 
-from kernels import rope
+from families.rope import ops, reference
+from families.rope.cases import DTYPES, fused_qkv_seed_case, rope_batches, rope_cases
 from kernels.build import KernelsUnavailable
-from oracles import reference
 from oracles.domain import Domain
-from oracles.rope_cases import DTYPES, fused_qkv_seed_case, rope_batches, rope_cases
 from oracles.spec import Spec, Unavailable
 
 # A C++ kernel computes in float and rounds once per product and difference:
@@ -24,7 +23,7 @@ ROPE_ULP_BUDGET = 2
 
 def prepare_kernels() -> None:
     try:
-        rope.register()
+        ops.register()
     except KernelsUnavailable as error:
         raise Unavailable(str(error)) from error
 
@@ -73,5 +72,5 @@ SPECS = [
         "conformance::rotary_embedding_functional",
         domain=Domain(dtypes=DTYPES),
     ),
-    rope_spec("rotary_embedding_torch", rope.rotary_embedding_torch, bit_exact=False, prepare=None),
+    rope_spec("rotary_embedding_torch", ops.rotary_embedding_torch, bit_exact=False, prepare=None),
 ]
