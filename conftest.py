@@ -1,4 +1,5 @@
-"""Hypothesis profiles, the --specs option and the spec parametrization."""
+"""Hypothesis profiles and their Modes, the command-line options, and the
+parametrization of the gate by spec and Mode."""
 
 from __future__ import annotations
 
@@ -27,6 +28,18 @@ settings.register_profile(
     **_PATIENT,
 )
 settings.load_profile("dev")
+
+# The compiled Modes each profile runs (the other checks have one Mode each).
+# dev runs every Mode, so `-k triton` selects one on a laptop; ci runs those
+# that catch what inductor alone cannot within the gate's time: a wrong fake
+# under inductor_no_size_asserts gives wrong values instead of an assert,
+# and inductor_triton checks Inductor's Triton code generation; nightly runs
+# every Mode. --modes overrides the profile's choice.
+PROFILE_MODES = {
+    "dev": "all",
+    "ci": ("inductor", "inductor_no_size_asserts", "inductor_triton"),
+    "nightly": "all",
+}
 
 _SPECS = pytest.StashKey[list]()
 
@@ -65,6 +78,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "instead of a search",
     )
     parser.addoption(
+        "--modes",
+        default=None,
+        metavar="NAMES",
+        help="the compiled Modes to run, comma-separated, or 'all' (default: the "
+        "Hypothesis profile's; see the README)",
+    )
+    parser.addoption(
         "--fresh-caches",
         action="store_true",
         help="compile into a fresh Inductor cache, removed at exit, instead of "
@@ -92,12 +112,41 @@ def pytest_configure(config: pytest.Config) -> None:
     else:
         folder = Path(__file__).parent / ".cache" / "inductor"
     use_cache_root(folder)
+    selected_modes(config)  # a misspelt --modes stops the run here
+
+
+def selected_modes(config: pytest.Config) -> set[str]:
+    """The compiled Modes this run selects: --modes, else the profile's."""
+    from oracles.modes import COMPILED
+
+    option = config.getoption("--modes")
+    chosen = (
+        option.split(",")
+        if option
+        else PROFILE_MODES.get(settings.get_current_profile_name(), "all")
+    )
+    if chosen == "all" or chosen == ["all"]:
+        return set(COMPILED)
+    unknown = sorted(set(chosen) - set(COMPILED))
+    if unknown:
+        raise pytest.UsageError(
+            f"--modes: no Mode {', '.join(unknown)}; the compiled Modes are {', '.join(COMPILED)}"
+        )
+    return set(chosen)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    specs = metafunc.config.stash[_SPECS]
-    if "spec" in metafunc.fixturenames:
-        metafunc.parametrize("spec", [pytest.param(s, id=s.id) for s in specs])
-    if "domain_spec" in metafunc.fixturenames:
-        declared = [pytest.param(s, id=s.id) for s in specs if s.domain is not None]
-        metafunc.parametrize("domain_spec", declared)
+    check = getattr(metafunc.function, "check", None)
+    if check is None:
+        return
+    specs = [s for s in metafunc.config.stash[_SPECS] if check.applies(s)]
+    modes = [m.name for m in check.modes]
+    if len(modes) > 1:
+        chosen = selected_modes(metafunc.config)
+        modes = [m for m in modes if m in chosen]
+    params = [
+        pytest.param(spec, mode, id=spec.id if len(check.modes) == 1 else f"{spec.id}-{mode}")
+        for spec in specs
+        for mode in modes
+    ]
+    metafunc.parametrize("spec,mode", params)

@@ -16,9 +16,12 @@ Measures, on Cases of ``rotary_embedding_functional`` drawn once:
   and compared with ``torch.equal`` (the closest thing to the limit);
 - for each zoo case, how long the ``ci`` profile takes to produce its
   Finding (for a failing Inductor check: to its shrunk, reported Case);
-- the ``ci`` profile's Inductor check of user-style specs (Python custom ops
+- the ``ci`` profile's compiled check of user-style specs (Python custom ops
   with list, None and dtype arguments, batches derived from their ``cases``)
-  per Case, against the built-in rope specs'.
+  per Case, against the built-in rope specs';
+- the ``ci`` profile's compiled check in every compiled Mode, cold, per Case,
+  on the pure-PyTorch rope (where Inductor generates the kernels, so the
+  Modes differ) and on the functional C++ op.
 
 It prints a table of ratios and writes it to ``benchmarks/RESULTS.md``.
 """
@@ -38,11 +41,12 @@ from hypothesis import settings
 
 import conftest  # noqa: F401  (registers the Hypothesis profiles)
 from families.rope import specs as rope
-from oracles.checks import check_fake, check_inductor
+from oracles.checks import check_compiled, check_fake
 from oracles.compile import compiled_programs, use_cache_root
 from oracles.findings import CheckFailure
-from oracles.modes import program_of
-from oracles.properties import BATCH_SIZE, run_property, sample
+from oracles.modes import COMPILED, INDUCTOR, program_of
+from oracles.properties import BATCH_SIZE, run_property
+from oracles.sampling import sample
 from oracles.signature import batch_signature, bind, signature_of
 from oracles.spec import load_specs
 from suites import zoo
@@ -92,7 +96,7 @@ def timed(
 def check_batch(spec, batch: list) -> None:
     shared = batch_signature(batch)
     for case in batch:
-        check_inductor(spec, case, shared)
+        check_compiled(spec, case, shared)
 
 
 def opcheck_fake(spec, case) -> None:
@@ -182,14 +186,14 @@ def time_to_finding(spec, check: str) -> float:
     return float("nan")
 
 
-def inductor_seconds_per_case(spec) -> float:
-    """The ci profile's Inductor check of ``spec``, cold, per Case it runs."""
+def compiled_seconds_per_case(spec, mode: str = INDUCTOR.name) -> float:
+    """The ci profile's compiled check of ``spec`` in ``mode``, cold, per Case it runs."""
     cases = settings.get_profile("ci").max_examples + len(spec.examples)
     with tempfile.TemporaryDirectory() as folder:
         use_cache_root(Path(folder))
         torch._dynamo.reset()
         start = time.perf_counter()
-        run_property(spec, "inductor", settings.get_profile("ci"))
+        run_property(spec, "compiled", settings.get_profile("ci"), mode=mode)
         return (time.perf_counter() - start) / cases
 
 
@@ -225,7 +229,7 @@ def main() -> None:
     torch.compile(torch.sin, fullgraph=True)(torch.ones(2))
 
     def alone_check(case):
-        check_inductor(spec, case)
+        check_compiled(spec, case)
 
     def batch_check(batch):
         check_batch(spec, batch)
@@ -278,12 +282,12 @@ def main() -> None:
     zoo_rows = []
     for zoo_spec, check in [
         ("rope_returns_inputs_gemma4_fake", "fake"),
-        ("rope_returns_inputs_gemma4_fake", "inductor"),
+        ("rope_returns_inputs_gemma4_fake", "compiled"),
         ("rope_returns_inputs_2d_fake", "fake"),
-        ("rope_returns_inputs_2d_fake", "inductor"),
+        ("rope_returns_inputs_2d_fake", "compiled"),
         ("rope_returns_inputs_mirrored_fake", "schema"),
         ("rope_undeclared_write", "schema"),
-        ("rope_undeclared_write", "inductor"),
+        ("rope_undeclared_write", "compiled"),
         ("rope_no_fake", "fake"),
         ("rope_overrun", "schema"),
     ]:
@@ -296,15 +300,24 @@ def main() -> None:
         ("built-in: rotary_embedding_functional", spec),
         *((f"user: {s.name}", s) for s in load_specs(str(USER_SPECS))),
     ]:
-        user_rows.append((label, inductor_seconds_per_case(user_spec)))
+        user_rows.append((label, compiled_seconds_per_case(user_spec)))
         print(f"  {label}: {1000 * user_rows[-1][1]:.1f} ms per Case", flush=True)
 
-    report = render(rows, zoo_rows, user_rows)
+    mode_rows = []
+    torch_form = next(s for s in rope.SPECS if s.name == "rotary_embedding_torch")
+    for mode in COMPILED.values():
+        for measured in (torch_form, spec):
+            why = mode.unavailable(measured)
+            seconds = float("nan") if why else compiled_seconds_per_case(measured, mode.name)
+            mode_rows.append((mode.name, measured.name, seconds, why))
+            print(f"  {mode.name} / {measured.name}: {1000 * seconds:.1f} ms per Case", flush=True)
+
+    report = render(rows, zoo_rows, user_rows, mode_rows)
     RESULTS.write_text(report)
     print(report)
 
 
-def render(rows: list[dict], zoo_rows: list, user_rows: list) -> str:
+def render(rows: list[dict], zoo_rows: list, user_rows: list, mode_rows: list) -> str:
     by_mode = {row["mode"]: row for row in rows}
     naive_rate = by_mode[NAIVE]["per_s"]
     lines = [
@@ -361,12 +374,21 @@ def render(rows: list[dict], zoo_rows: list, user_rows: list) -> str:
     lines += ["| --- | --- | ---: |"]
     lines += [f"| {name} | {check} | {seconds:.1f} |" for name, check, seconds in zoo_rows]
     built_in = user_rows[0][1]
-    lines += ["", "## A user's own ops: the ci profile's Inductor check, cold", ""]
+    lines += ["", "## A user's own ops: the ci profile's compiled check (inductor), cold", ""]
     lines += ["| spec | ms per Case | vs the built-in rope spec | target: <= 2x |"]
     lines += ["| --- | ---: | ---: | --- |"]
     for label, seconds in user_rows:
         ratio = seconds / built_in
         lines.append(f"| {label} | {1000 * seconds:.1f} | {ratio:.2f}x | {_met(ratio <= 2)} |")
+    lines += ["", "## Each compiled Mode: the ci profile's compiled check, cold", ""]
+    lines += ["| Mode | spec | ms per Case | vs inductor |", "| --- | --- | ---: | ---: |"]
+    inductor = {name: seconds for mode, name, seconds, _ in mode_rows if mode == INDUCTOR.name}
+    for mode, name, seconds, why in mode_rows:
+        if why:
+            lines.append(f"| {mode} | {name} | skipped: {why} | - |")
+            continue
+        ratio = seconds / inductor[name]
+        lines.append(f"| {mode} | {name} | {1000 * seconds:.1f} | {ratio:.2f}x |")
     return "\n".join(lines) + "\n"
 
 

@@ -142,6 +142,17 @@ def check_value(value: Any, where: str) -> None:
         )
 
 
+def bind_views(args: Mapping[str, Any], buffers: Mapping[str, Any]) -> dict[str, Any]:
+    """The one route from a Case's arguments to the op's, for every Mode, the
+    float64 expectation and the benchmark: each View made from ``buffers``
+    (real, meta or symbolic), ``DEFAULT`` left out."""
+    return {
+        name: apply_view_ops(buffers[value.buffer], value.ops) if isinstance(value, View) else value
+        for name, value in args.items()
+        if value is not DEFAULT
+    }
+
+
 @dataclasses.dataclass(frozen=True)
 class Case:
     """One example: buffers, the op's arguments (Views or plain values), a seed."""
@@ -167,13 +178,7 @@ class Case:
 
     def bind(self, buffers: Mapping[str, torch.Tensor]) -> dict[str, Any]:
         """The op's arguments, with every View made from ``buffers``."""
-        return {
-            name: apply_view_ops(buffers[value.buffer], value.ops)
-            if isinstance(value, View)
-            else value
-            for name, value in self.args.items()
-            if value is not DEFAULT
-        }
+        return bind_views(self.args, buffers)
 
     def footprint(self, name: str) -> torch.Tensor:
         """Flat indices into its buffer of every element argument ``name`` covers."""

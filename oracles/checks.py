@@ -1,12 +1,15 @@
 """The checks: each runs one Case in the Modes it needs and applies verdicts.
 
-A check is ``check(spec, case) -> list[Finding]``; an empty list is a pass.
+A check is data (``Check``): its name, the Modes it can run in, the verdicts
+it applies and its judge, ``judge(spec, case, batch, mode) -> list[Finding]``
+(an empty list is a pass). The gate makes one test of every spec, check and
+Mode from ``CHECKS``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import torch
 import torch._functorch.config as functorch_config
@@ -16,11 +19,22 @@ from oracles import verdicts
 from oracles.case import Case, View
 from oracles.domain import edge_cases
 from oracles.expected import expected_program
-from oracles.findings import Finding
+from oracles.findings import ConformanceFailure, Finding
 from oracles.known_faults import Situation, triage
-from oracles.modes import run_eager, run_fake, run_inductor, run_program
+from oracles.modes import (
+    AOT_EAGER,
+    COMPILED,
+    EAGER,
+    FAKE,
+    INDUCTOR,
+    PROGRAM,
+    STAGES,
+    Compiled,
+    Mode,
+)
 from oracles.observation import Observation
-from oracles.signature import BatchSignature
+from oracles.sampling import sample
+from oracles.signature import BatchSignature, batch_signature
 from oracles.spec import Spec
 
 
@@ -41,9 +55,11 @@ def _crash(spec: Spec, observation: Observation) -> list[Finding]:
     ]
 
 
-def check_reference(spec: Spec, case: Case) -> list[Finding]:
+def check_reference(
+    spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Mode = EAGER
+) -> list[Finding]:
     """Eager results lie within the spec's ULP budget of its float64 reference."""
-    eager = run_eager(spec, case)
+    eager = EAGER.run(spec, case)
     if eager.error is not None:
         return _crash(spec, eager)
     return _against_reference(spec, case, eager)
@@ -122,12 +138,14 @@ def _no_fake(spec: Spec, error: BaseException) -> Finding:
     )
 
 
-def check_fake(spec: Spec, case: Case) -> list[Finding]:
+def check_fake(
+    spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Mode = FAKE
+) -> list[Finding]:
     """The fake gives the real kernel's outputs: metadata and aliasing."""
-    eager = run_eager(spec, case, snapshot=False)
+    eager = EAGER.run(spec, case, snapshot=False)
     if eager.error is not None:
         return _crash(spec, eager)
-    fake = run_fake(spec, case)
+    fake = FAKE.run(spec, case)
     if fake.error is not None:
         if _missing_fake(spec, fake.error):
             return [_no_fake(spec, fake.error)]
@@ -136,29 +154,31 @@ def check_fake(spec: Spec, case: Case) -> list[Finding]:
                 "fake", f"the fake raised where the real kernel did not: {_error_text(fake.error)}"
             )
         ]
-    found = verdicts.structure(eager.outputs, fake.outputs, "fake")
+    found = verdicts.structure(eager.outputs, fake.outputs, "the fake")
     if found:
         return found
     for i, (real, other) in enumerate(zip(eager.outputs or (), fake.outputs or (), strict=False)):
         if not isinstance(real, torch.Tensor):
             continue
         label = f"out[{i}]"
-        found += verdicts.metadata(label, real, other, "fake")
-        found += verdicts.aliasing(label, real, eager.args, other, fake.args, "fake")
+        found += verdicts.metadata(label, real, other, "the fake")
+        found += verdicts.aliasing(label, real, eager.args, other, fake.args, "the fake")
     return found
 
 
-def check_schema(spec: Spec, case: Case) -> list[Finding]:
+def check_schema(
+    spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Mode = EAGER
+) -> list[Finding]:
     """The real kernel and its fake alias, and the kernel writes, only what the schema declares."""
-    eager = run_eager(spec, case)
+    eager = EAGER.run(spec, case)
     if eager.error is not None:
         return _crash(spec, eager)
     found = []
     if spec.overload is not None:
         found += verdicts.schema_aliasing(spec.overload, eager.outputs, eager.args)
-        fake = run_fake(spec, case)
+        fake = FAKE.run(spec, case)
         if fake.error is None:  # a failing fake is the fake check's finding
-            found += verdicts.schema_aliasing(spec.overload, fake.outputs, fake.args, "fake")
+            found += verdicts.schema_aliasing(spec.overload, fake.outputs, fake.args, "the fake")
     expectation = spec.reference(**case.bind(eager.buffers_before)) if spec.reference else None
     found += verdicts.writes(case, eager, spec.declared_writes, expectation, spec.ulp_budget)
     return found
@@ -173,7 +193,7 @@ def case_dependent_aliasing(
     if not any(verdicts.ALIAS_ADVICE in f.message for f in findings):
         return findings
     for other in others:
-        eager = run_eager(spec, other, snapshot=False)
+        eager = EAGER.run(spec, other, snapshot=False)
         outputs = [o for o in eager.outputs or () if isinstance(o, torch.Tensor)]
         if (
             eager.error is None
@@ -193,90 +213,89 @@ def case_dependent_aliasing(
     return findings
 
 
-def check_inductor(spec: Spec, case: Case, batch: BatchSignature | None = None) -> list[Finding]:
-    """The Inductor-compiled program agrees with the eager one.
+def check_compiled(
+    spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Compiled = INDUCTOR
+) -> list[Finding]:
+    """The program compiled in ``mode`` agrees with the eager one.
 
     Alone, the Case compiles statically; in a ``batch``, with dynamic
     shapes. A disagreement that known compiler faults explain, on the
     evidence of their witnesses, is reported without blocking.
     """
-    found = _compare_compiled(spec, case, batch)
+    found = _compare_compiled(spec, case, batch, mode)
     if not any(f.verdict == "out argument" for f in found):
         found += _out_keyword(spec, case)
 
     def witness(name: str) -> list[Finding]:
         if name == "static":
-            return _compare_compiled(spec, case)
+            return _compare_compiled(spec, case, None, mode)
         if name == "aot_eager":
-            return _compare_compiled(spec, case, batch, backend="aot_eager")
+            return _compare_compiled(spec, case, batch, AOT_EAGER)
         with functorch_config.patch(enable_autograd_cache=False):
-            return _compare_compiled(spec, case, batch, fresh=True)
+            return _compare_compiled(spec, case, batch, mode, fresh=True)
 
     return triage(found, Situation(case, batch is not None, bool(spec.declared_writes)), witness)
 
 
-# The stages before Inductor, in order, each a Dynamo backend and its words.
-STAGES = (
-    ("eager", "Dynamo (backend 'eager')"),
-    ("aot_eager", "AOTAutograd (backend 'aot_eager')"),
-    # Its fake cross-checking variant cannot run auto_functionalized, which
-    # every mutating custom op becomes.
-    (
-        "aot_eager_decomp_partition",
-        "AOTAutograd's decompositions and partitioner (backend 'aot_eager_decomp_partition')",
-    ),
-)
-
-
-def stage_at_fault(spec: Spec, case: Case, batch: BatchSignature | None = None) -> Finding:
+def stage_at_fault(
+    spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Compiled = INDUCTOR
+) -> Finding:
     """Which compiler stage first disagrees with eager on ``case``, as
     ``torch._inductor.compiler_bisector`` would find by hand: the program is
-    compiled again by each stage before Inductor, in order."""
-    for backend, words in STAGES:
-        found = [f for f in _compare_compiled(spec, case, batch, backend=backend) if f.blocking]
+    compiled again by each stage before ``mode``, in order."""
+    for stage in STAGES:
+        if stage.stage >= mode.stage:
+            break
+        found = [f for f in _compare_compiled(spec, case, batch, stage) if f.blocking]
         if found:
             return Finding(
                 "stage",
-                f"the first compiler stage to disagree with eager is {words}: {found[0]}",
+                f"the first compiler stage to disagree with eager is {stage.what}: {found[0]}",
                 blocking=False,
             )
+    before = ", ".join(stage.what for stage in STAGES if stage.stage < mode.stage)
+    blame = (
+        " (which alone trusts the op's fake for strides and aliasing: the fake check "
+        "tells whether the fake is to blame)"
+        if mode.backend == "inductor"
+        else ""
+    )
     return Finding(
         "stage",
-        "every stage before Inductor (Dynamo, AOTAutograd, its decompositions and "
-        "partitioner) agrees with eager: the difference arises in Inductor (which "
-        "alone trusts the op's fake for strides and aliasing: the fake check tells "
-        "whether the fake is to blame)",
+        f"every stage before {mode.name} ({before or 'none'}) agrees with eager: the "
+        f"difference arises in {mode.what}{blame}",
         blocking=False,
     )
 
 
-def _compile_failure(spec: Spec, error: BaseException) -> Finding:
+def _compile_failure(spec: Spec, mode: Compiled, error: BaseException) -> Finding:
     """The compiled program raised: named by its real cause."""
     if _missing_fake(spec, error):
         return _no_fake(spec, error)
     if _OUT_KEYWORD in str(error):
         return Finding("out argument", f"the program passes out= by keyword: {_OUT_ADVICE}")
     return Finding(
-        "inductor", "the Inductor-compiled program failed where eager ran: " + _error_text(error)
+        "compiled",
+        f"the program compiled by {mode.name} failed where eager ran: " + _error_text(error),
     )
 
 
 def _compare_compiled(
     spec: Spec,
     case: Case,
-    batch: BatchSignature | None = None,
+    batch: BatchSignature | None,
+    mode: Compiled,
     fresh: bool = False,
-    backend: str = "inductor",
 ) -> list[Finding]:
-    eager = run_program(spec, case)
+    eager = PROGRAM.run(spec, case)
     if eager.error is not None:
         return _crash(spec, eager)
-    compiled = run_inductor(spec, case, batch, fresh, backend)
+    compiled = mode.run(spec, case, batch, fresh)
     if compiled.error is not None:
-        return [_compile_failure(spec, compiled.error)]
+        return [_compile_failure(spec, mode, compiled.error)]
     if compiled.vacuity is not None:
         return [Finding("harness", f"no verdict: {compiled.vacuity}")]
-    found = verdicts.structure(eager.outputs, compiled.outputs, "compiled program", "eager program")
+    found = verdicts.structure(eager.outputs, compiled.outputs, mode.name, "eager")
     if found:
         return found
     pairs = [
@@ -287,43 +306,39 @@ def _compare_compiled(
         if isinstance(want, torch.Tensor)
     ]
     for _, label, want, got in pairs:
-        found += verdicts.metadata(label, want, got, "compiled program", "eager program")
+        found += verdicts.metadata(label, want, got, mode.name, "eager")
         found += verdicts.aliasing(
-            label,
-            want,
-            eager.buffers_after,
-            got,
-            compiled.buffers_after,
-            "compiled program",
-            "eager program",
+            label, want, eager.buffers_after, got, compiled.buffers_after, mode.name, "eager"
         )
     if spec.bit_exact:
         for _, label, want, got in pairs:
-            found += verdicts.bit_exact(label, got, want, "inductor", "eager")
+            found += verdicts.bit_exact(label, got, want, mode.name, "eager")
         for name, want in eager.buffers_after.items():
             found += verdicts.bit_exact(
                 f"buffer {name!r} after the call",
                 compiled.buffers_after[name],
                 want,
-                "inductor",
+                mode.name,
                 "eager",
             )
         return found
     outputs, buffers = expected_program(spec, case)
     for i, label, _, got in pairs:
-        found += verdicts.within_ulps(label, got, outputs[i], spec.ulp_budget, "inductor")
+        found += verdicts.within_ulps(label, got, outputs[i], spec.ulp_budget, mode.name)
     for name, expected in buffers.items():
         found += verdicts.within_ulps(
             f"buffer {name!r} after the call",
             compiled.buffers_after[name],
             expected,
             spec.ulp_budget,
-            "inductor",
+            mode.name,
         )
     return found
 
 
-def check_domain_edges(spec: Spec, case: Case) -> list[Finding]:
+def check_domain_edges(
+    spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Mode = EAGER
+) -> list[Finding]:
     """How the kernel behaves just outside its declared domain, one broken
     rule at a time: it refuses, computes right, or computes silently wrong.
     Reported without blocking: the domain is the kernel's promise."""
@@ -331,7 +346,7 @@ def check_domain_edges(spec: Spec, case: Case) -> list[Finding]:
         return []
     found = []
     for rule, edge in edge_cases(spec.domain, case):
-        eager = run_eager(spec, edge)
+        eager = EAGER.run(spec, edge)
         if eager.error is not None:
             verdict = f"refuses {rule}: {_error_text(eager.error, 1)}"
         elif spec.reference is None:
@@ -347,10 +362,87 @@ def check_domain_edges(spec: Spec, case: Case) -> list[Finding]:
     return found
 
 
+# Cases a failing schema check samples to tell whether aliasing depends on the Case.
+ALIASING_SAMPLE = 20
+
+
+def _schema_advice(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Finding]:
+    others = [*spec.examples, *sample(spec.cases, ALIASING_SAMPLE)]
+    return case_dependent_aliasing(spec, failure.findings, others)
+
+
+def _stage_finding(spec: Spec, mode: Compiled, failure: ConformanceFailure) -> list[Finding]:
+    # For the shrunk Case alone, not while shrinking: it compiles once per stage.
+    batch = batch_signature(failure.cases) if failure.batched else None
+    return [*failure.findings, stage_at_fault(spec, failure.cases[failure.index], batch, mode)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    """A check as data: what the gate runs, and what its report says it compares."""
+
+    name: str
+    judge: Callable[..., list[Finding]]  # judge(spec, case, batch, mode)
+    modes: tuple[Mode, ...]  # the Modes it runs in, one test each (the first by default)
+    compares: str  # what it compares, in words
+    verdicts: tuple[str, ...]  # the verdicts its Findings carry
+    batched: bool = False  # judges batches of Cases that share a compile
+    applies: Callable[[Spec], bool] = lambda spec: True
+    # The Findings of a shrunk failure, refined: (spec, mode, failure) -> Findings.
+    finish: Callable[..., list[Finding]] | None = None
+
+    def mode(self, name: str | None = None) -> Mode:
+        """The Mode called ``name`` (default: the check's first)."""
+        if name is None:
+            return self.modes[0]
+        for mode in self.modes:
+            if mode.name == name:
+                return mode
+        known = ", ".join(mode.name for mode in self.modes)
+        raise KeyError(f"the {self.name} check has no mode {name!r}; its modes are {known}")
+
+
 CHECKS = {
-    "reference": check_reference,
-    "fake": check_fake,
-    "schema": check_schema,
-    "inductor": check_inductor,
-    "domain_edges": check_domain_edges,
+    check.name: check
+    for check in (
+        Check(
+            "reference",
+            check_reference,
+            (EAGER,),
+            "eager against the float64 reference",
+            ("values", "outputs", "crash"),
+        ),
+        Check(
+            "fake",
+            check_fake,
+            (FAKE,),
+            "eager and fake",
+            ("metadata", "aliasing", "outputs", "fake", "crash"),
+        ),
+        Check(
+            "schema",
+            check_schema,
+            (EAGER,),
+            "eager (and fake) against the schema",
+            ("schema", "writes", "crash"),
+            finish=_schema_advice,
+        ),
+        Check(
+            "compiled",
+            check_compiled,
+            tuple(COMPILED.values()),
+            "the program eagerly and compiled",
+            ("values", "metadata", "aliasing", "outputs", "compiled", "harness", "stage"),
+            batched=True,
+            finish=_stage_finding,
+        ),
+        Check(
+            "domain_edges",
+            check_domain_edges,
+            (EAGER,),
+            "eager just outside the spec's domain against the float64 reference",
+            ("domain edge",),
+            applies=lambda spec: spec.domain is not None,
+        ),
+    )
 }

@@ -28,7 +28,7 @@ import types
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 import torch._dynamo.config as dynamo_config
@@ -38,6 +38,9 @@ import torch.fx.experimental._config as shape_config
 from torch._dynamo.backends.registry import lookup_backend
 from torch._inductor.compile_fx import compile_fx
 from torch.utils._python_dispatch import TorchDispatchMode
+
+if TYPE_CHECKING:
+    from oracles.modes import Compiled
 
 # Recompiles one program may make before the run fails loudly instead of
 # falling back to eager.
@@ -111,7 +114,7 @@ class CompiledCall:
 
 
 class CompiledProgram:
-    """A program compiled by Inductor once, then reused for every call.
+    """A program compiled once in a compiled Mode, then reused for every call.
 
     With ``dynamic=True`` int inputs and tensor sizes are symbolic, so one
     compile serves many sizes (sizes 0 and 1 still specialize).
@@ -122,11 +125,11 @@ class CompiledProgram:
         program: Callable[..., Any],
         op: torch._ops.OpOverload | None,
         cache_dir: Path,
+        mode: Compiled,
         dynamic: bool = False,
-        backend: str = "inductor",
     ):
         self.op = op
-        self.backend = backend
+        self.mode = mode
         self.cache_dir = cache_dir
         self.compiles = 0
         self.op_in_graph = False
@@ -155,8 +158,8 @@ class CompiledProgram:
                     self.op_in_graph = True
         compiled = (
             compile_fx(gm, example_inputs)
-            if self.backend == "inductor"
-            else lookup_backend(self.backend)(gm, example_inputs)
+            if self.mode.backend == "inductor"
+            else lookup_backend(self.mode.backend)(gm, example_inputs)
         )
         graph = self.compiles
 
@@ -175,14 +178,16 @@ class CompiledProgram:
     @contextmanager
     def _settings(self) -> Iterator[None]:
         # size_asserts turns a wrong fake into an error rather than wrong
-        # values. torch raises on an undeclared output alias only where the
-        # CI variable is set: the verdict must not depend on that, and the
-        # schema check reports it. Duck sizing would guard on equal sizes.
+        # values (unless the Mode turns it off). torch raises on an undeclared
+        # output alias only where the CI variable is set: the verdict must not
+        # depend on that, and the schema check reports it. Duck sizing would
+        # guard on equal sizes.
         previous = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
         os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(self.cache_dir)
         try:
             with (
-                inductor_config.patch(size_asserts=True),
+                self.mode.settings(),
+                inductor_config.patch({"size_asserts": True, **dict(self.mode.config)}),
                 functorch_config.patch(error_on_custom_op_aliasing=False),
                 dynamo_config.patch(
                     recompile_limit=RECOMPILE_LIMIT,
@@ -240,20 +245,20 @@ class CompiledProgram:
     def vacuity(self, call: CompiledCall) -> str | None:
         """Why ``call`` proves nothing, or None if it is a real compiled run."""
         if self.compiles == 0:
-            return "nothing was compiled: Dynamo handed no graph to Inductor"
+            return f"nothing was compiled: Dynamo handed no graph to {self.mode.name}"
         if call.recompiled_on_rerun:
             return "Dynamo recompiled on the second call with the same inputs"
         if self.graph_calls == 0:
             return "the compiled graph holds no operation: the program ran nothing"
         if call.graph_runs == 0:
-            return "no Inductor-compiled graph ran: Dynamo ran the program eagerly"
+            return f"no graph compiled by {self.mode.name} ran: Dynamo ran the program eagerly"
         if self.op is None:
             return None
         if not self.op_in_graph:
             return f"{self.op} is not in the graph Dynamo compiled"
         if not call.kernel_calls:
             return (
-                f"{self.op} never ran in the compiled program: the compiler "
+                f"{self.op} never ran in the program compiled by {self.mode.name}: the compiler "
                 "eliminated it (an op with no declared output or write looks "
                 "dead to it)"
             )
@@ -272,17 +277,17 @@ class CompiledPrograms:
         key: tuple,
         op: torch._ops.OpOverload | None,
         make: Callable[[], Callable[..., Any]],
+        mode: Compiled,
         dynamic: bool = False,
         fresh: bool = False,
-        backend: str = "inductor",
     ) -> CompiledProgram:
         """The program of ``key``; ``fresh``: a new one that compiles from
         scratch (still through the disk cache) and is not kept."""
-        key = (*key, dynamic, backend, fingerprint(op))
+        key = (*key, dynamic, mode, fingerprint(op))
         program = None if fresh else self._programs.get(key)
         if program is None:
             cache_dir = self.cache_root / f"torch-{torch.__version__}" / key[-1]
-            program = CompiledProgram(make(), op, cache_dir, dynamic, backend)
+            program = CompiledProgram(make(), op, cache_dir, mode, dynamic)
             if not fresh:
                 self._programs[key] = program
         return program

@@ -32,7 +32,7 @@ from oracles.findings import Finding
 WITNESSES = ("static", "aot_eager", "no autograd cache")
 # Verdicts that mean a run compared nothing: a witness showing one (that its
 # fault does not explain) is no evidence.
-NO_COMPARISON = frozenset({"harness", "inductor", "crash", "fake", "outputs", "out argument"})
+NO_COMPARISON = frozenset({"harness", "compiled", "crash", "fake", "outputs", "out argument"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,7 +136,7 @@ AUTOGRAD_CACHE_SPECIALIZATION = KnownFault(
     "recompile of the same program at another size",
     repro="tests/test_compiler_faults.py::test_a_cached_graph_specialized_to_other_sizes_"
     "is_reported",
-    explains=frozenset({"values", "inductor"}),
+    explains=frozenset({"values", "compiled"}),
     applies=lambda s: s.batched,
     witness="no autograd cache",
 )

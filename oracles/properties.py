@@ -8,8 +8,8 @@ fix work on 2-D and 4-D?". Shrinking stops after ``SHRINK_SECONDS``, since
 every step of a compiled check compiles. The spec's explicit examples always
 run first.
 
-The Inductor check's Hypothesis example is a batch of Cases sharing one
-compiled program (dynamic in what varies across the batch), drawn by the
+A batched check's (the compiled check's) Hypothesis example is a batch of
+Cases sharing one compiled program (dynamic in what varies across the batch), drawn by the
 spec's ``batches`` or derived from its ``cases``; the profile's number of
 Cases is reached in fewer, larger examples: that amortizes the compiles.
 
@@ -32,7 +32,6 @@ import hypothesis.internal.conjecture.engine as hypothesis_engine
 import torch
 from hypothesis import (
     HealthCheck,
-    Phase,
     event,
     example,
     given,
@@ -45,44 +44,23 @@ from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
 from oracles.case import Case, CaseError
-from oracles.checks import CHECKS, case_dependent_aliasing, check_inductor, stage_at_fault
+from oracles.checks import CHECKS, Check
 from oracles.findings import CheckFailure, ConformanceFailure, Finding
+from oracles.modes import INDUCTOR
 from oracles.signature import batch_signature, signature_of
-from oracles.spec import Spec, SpecError
+from oracles.spec import Spec, SpecError, Unavailable
 
 if sys.version_info < (3, 11):
     from exceptiongroup import BaseExceptionGroup
 
-# Cases per compiled program in the Inductor check.
+# Cases per compiled program in the compiled check.
 BATCH_SIZE = 10
-# Cases a failing schema check samples to tell whether aliasing depends on the Case.
-ALIASING_SAMPLE = 20
 # Searches for distinct kinds of failure, each passing the kinds found before.
 SEARCHES = 3
 # Shrinking a failure stops after this long (a quarter of it in the searches
 # for other kinds): every step of a compiled check compiles, and a minimal
 # Case a minute late is worth less than a good one now.
 SHRINK_SECONDS = 45
-
-
-def sample(strategy: st.SearchStrategy, count: int) -> list:
-    """``count`` draws of ``strategy``, the same on every run."""
-    drawn: list = []
-
-    @settings(
-        max_examples=count,
-        derandomize=True,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-        deadline=None,
-    )
-    @given(strategy)
-    def collect(value: object) -> None:
-        drawn.append(value)
-
-    collect()
-    return drawn[:count]
 
 
 def check_settings(base: settings | None = None) -> settings:
@@ -155,6 +133,7 @@ class Replay:
     cases: tuple[Case, ...]
     index: int  # the failing Case
     batched: bool
+    mode: str
 
     def save(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -181,6 +160,7 @@ def run_property(
     spec: Spec,
     check: str,
     base: settings | None = None,
+    mode: str | None = None,
     on_finding: Callable[[Finding, str], None] | None = None,
     batch_size: int = BATCH_SIZE,
     repro: ReproOptions | None = None,
@@ -189,7 +169,9 @@ def run_property(
     running: Path | None = None,
 ) -> None:
     """Run ``check`` on the spec's examples, then on generated Cases (or on
-    the Cases of ``replay`` alone); raise CheckFailure on blocking Findings.
+    the Cases of ``replay`` alone), in the check's Mode called ``mode`` (by
+    default its first); raise CheckFailure on blocking Findings, and
+    Unavailable when the Mode cannot run the spec here.
 
     ``on_finding(finding, case)`` sees every non-blocking Finding, and the
     blocking ones of the Cases the property finally fails on. ``batch_size``
@@ -197,8 +179,12 @@ def run_property(
     each Case runs, a Replay of it, so a process killed by a kernel leaves
     word of the Case that killed it.
     """
-    batched = check == "inductor" and batch_size > 1
-    judge = CHECKS[check]
+    the_check = CHECKS[check]
+    the_mode = the_check.mode(mode)
+    why = the_mode.unavailable(spec)
+    if why is not None:
+        raise Unavailable(why)
+    batched = the_check.batched and batch_size > 1
     with spec.installed():
         names = _argument_names(spec)
         found: set[str] = set()  # kinds of failure already found, which pass now
@@ -211,14 +197,16 @@ def run_property(
                     reject()  # outside the kernel's declared domain
             for index, case in enumerate(cases):
                 if running is not None:
-                    Replay(spec.name, check, tuple(cases), index, batch is not None).save(running)
+                    Replay(
+                        spec.name, check, tuple(cases), index, batch is not None, the_mode.name
+                    ).save(running)
                 description = case.describe()
                 if batch is not None:
                     description += (
                         f" (Case {index + 1} of a batch of {len(cases)} sharing one "
                         "program compiled with dynamic shapes)"
                     )
-                findings = check_inductor(spec, case, batch) if batch else judge(spec, case)
+                findings = the_check.judge(spec, case, batch, the_mode)
                 for finding in findings:
                     if not finding.blocking:
                         if currently_in_test_context():  # not so in a replay
@@ -230,7 +218,13 @@ def run_property(
                     kind = _kind(case, findings)
                     if kind not in found:
                         raise _failure_class(kind)(
-                            check, spec.label, description, findings, cases, index, bool(batch)
+                            _title(the_check, the_mode),
+                            spec.label,
+                            description,
+                            findings,
+                            cases,
+                            index,
+                            bool(batch),
                         )
 
         failures: list[ConformanceFailure] = []
@@ -242,7 +236,7 @@ def run_property(
                     prop(list(replay.cases))
                 else:
                     budget = shrink_seconds if search == 0 else shrink_seconds / 4
-                    _search(spec, check, prop, base, batched, batch_size, budget, search)
+                    _search(spec, the_check, the_mode, prop, base, batch_size, budget, search)
             except CaseError as error:
                 raise SpecError(f"spec {spec.name!r}: {error}") from None
             except (ConformanceFailure, BaseExceptionGroup) as error:
@@ -251,24 +245,27 @@ def run_property(
                 continue
             break
         if failures:
-            if check == "schema":
-                others = [*spec.examples, *sample(spec.cases, ALIASING_SAMPLE)]
-                for failure in failures:
-                    failure.findings = case_dependent_aliasing(spec, failure.findings, others)
-            if check == "inductor":
-                for failure in failures:
-                    failure.findings = [*failure.findings, _stage(spec, failure)]
+            for failure in failures:
+                if the_check.finish is not None:
+                    failure.findings = the_check.finish(spec, the_mode, failure)
             for number, failure in enumerate(failures, 1):
                 if repro is not None:
-                    _write_repro(spec, check, failure, repro, number if len(failures) > 1 else 0)
+                    number = number if len(failures) > 1 else 0
+                    _write_repro(spec, the_check, the_mode.name, failure, repro, number)
                 for finding in failure.findings:
                     if finding.blocking and on_finding is not None:
                         on_finding(finding, failure.case)
             raise CheckFailure(failures) from None
 
 
-def _search(spec, check, prop, base, batched, batch_size, shrink_seconds, search) -> None:
+def _title(check: Check, mode) -> str:
+    """The check's words in a failure: ``compiled (inductor_triton)``."""
+    return check.name if len(check.modes) == 1 else f"{check.name} ({mode.name})"
+
+
+def _search(spec, check, mode, prop, base, batch_size, shrink_seconds, search) -> None:
     base = check_settings(base)
+    batched = check.batched and batch_size > 1
     if search:  # the example database keeps the first search's failures
         base = settings(base, database=None)
     if batched:
@@ -280,22 +277,17 @@ def _search(spec, check, prop, base, batched, batch_size, shrink_seconds, search
         base = settings(base, max_examples=math.ceil(base.max_examples / batch_size))
     else:
         strategy = spec.cases.map(lambda case: [case])
-    prop.__name__ = prop.__qualname__ = f"{check}_check_of_{spec.name.replace('.', '_')}"
+    words = check.name if len(check.modes) == 1 else f"{check.name}_{mode.name}"
+    prop.__name__ = prop.__qualname__ = f"{words}_check_of_{spec.name.replace('.', '_')}"
     test = given(cases=strategy)(prop)
     for case in reversed(spec.examples):
         test = example(cases=[case])(test)
     test = base(test)
-    # One example database entry per spec and check, not one for all.
-    test.hypothesis.inner_test._hypothesis_internal_add_digest = f"{spec.name}/{check}".encode()
+    # One example database entry per spec, check and Mode, not one for all.
+    digest = f"{spec.name}/{check.name}/{mode.name}".encode()
+    test.hypothesis.inner_test._hypothesis_internal_add_digest = digest
     with _shrink_budget(shrink_seconds):
         test()
-
-
-def _stage(spec: Spec, failure: ConformanceFailure) -> Finding:
-    """The compiler stage at fault for the shrunk Case alone (not while
-    shrinking: it compiles once per stage)."""
-    batch = batch_signature(failure.cases) if failure.batched else None
-    return stage_at_fault(spec, failure.cases[failure.index], batch)
 
 
 def _failures(error: BaseException) -> list[ConformanceFailure]:
@@ -314,12 +306,17 @@ def _leaves(error: BaseException) -> list[BaseException]:
 
 
 def _write_repro(
-    spec: Spec, check: str, failure: ConformanceFailure, repro: ReproOptions, number: int
+    spec: Spec,
+    check: Check,
+    mode: str,
+    failure: ConformanceFailure,
+    repro: ReproOptions,
+    number: int,
 ) -> None:
-    stem = f"{spec.name}-{check}" + (f"-{number}" if number else "")
-    cases_file = Replay(spec.name, check, failure.cases, failure.index, failure.batched).save(
-        repro.folder / f"{stem}.cases"
-    )
+    words = check.name if len(check.modes) == 1 else f"{check.name}-{mode}"
+    stem = f"{spec.name}-{words}" + (f"-{number}" if number else "")
+    replay = Replay(spec.name, check.name, failure.cases, failure.index, failure.batched, mode)
+    cases_file = replay.save(repro.folder / f"{stem}.cases")
     failure.rerun = f"{repro.rerun} --replay={shown(cases_file)}"
     try:
         from oracles.repro import write_repro
@@ -327,11 +324,12 @@ def _write_repro(
         failure.script = shown(
             write_repro(
                 spec,
-                check,
+                check.name,
                 failure.cases,
                 failure.index,
                 failure.batched,
                 repro.folder / f"{stem}.py",
+                mode if check.name == "compiled" else INDUCTOR.name,
             )
         )
     except Exception as error:  # a repro that cannot be written must not hide the failure

@@ -20,7 +20,7 @@ from typing import Any
 
 import torch
 
-from oracles.case import DEFAULT, VIEW_OPS, Case, View, apply_view_ops
+from oracles.case import VIEW_OPS, Case, View, bind_views
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,13 +128,8 @@ def _plain(value: Any) -> Any:
 
 def bind(signature: Signature, buffers: Mapping[str, Any], sizes: Sequence[Any]) -> dict[str, Any]:
     """The op's arguments made from ``buffers``, with ``sizes`` put back in place."""
-    return {
-        name: apply_view_ops(buffers[value.buffer], value.ops)
-        if isinstance(value, View)
-        else _plain(value)
-        for name, value in _map_sizes(signature, lambda size: sizes[size.index]).items()
-        if _plain(value) is not DEFAULT
-    }
+    args = _map_sizes(signature, lambda size: sizes[size.index])
+    return bind_views({name: _plain(value) for name, value in args.items()}, buffers)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -102,7 +102,7 @@ def _output_label(i: int) -> str:
 
 
 def structure(
-    real: tuple | None, other: tuple | None, other_mode: str, real_mode: str = "real kernel"
+    real: tuple | None, other: tuple | None, other_mode: str, real_mode: str = "the real kernel"
 ) -> list[Finding]:
     """The same number of outputs, and None where the real kernel gives None."""
 
@@ -117,8 +117,7 @@ def structure(
     return [
         Finding(
             "outputs",
-            f"the {real_mode} returns {shape_of(real)} but the {other_mode} returns "
-            f"{shape_of(other)}",
+            f"{real_mode} returns {shape_of(real)} but {other_mode} returns {shape_of(other)}",
         )
     ]
 
@@ -128,7 +127,7 @@ def metadata(
     real: torch.Tensor,
     other: torch.Tensor,
     other_mode: str,
-    real_mode: str = "real kernel",
+    real_mode: str = "the real kernel",
 ) -> list[Finding]:
     """Shape, dtype, device, strides (size-1 dims apart) and storage offset."""
     found = []
@@ -141,7 +140,7 @@ def metadata(
             found.append(
                 Finding(
                     "metadata",
-                    f"{label}.{what}={got} in the {other_mode}, but the {real_mode} gives {want}",
+                    f"{label}.{what}={got} in {other_mode}, but {real_mode} gives {want}",
                 )
             )
     if found:
@@ -151,8 +150,8 @@ def metadata(
         found.append(
             Finding(
                 "metadata",
-                f"{label}.stride()={tuple(other.stride())} in the {other_mode}, but "
-                f"the {real_mode} gives {tuple(real.stride())}",
+                f"{label}.stride()={tuple(other.stride())} in {other_mode}, but "
+                f"{real_mode} gives {tuple(real.stride())}",
             )
         )
     elif real.stride() != other.stride():
@@ -160,8 +159,8 @@ def metadata(
         found.append(
             Finding(
                 "size-1 strides",
-                f"{label}.stride()={tuple(other.stride())} in the {other_mode}, but "
-                f"the {real_mode} gives {tuple(real.stride())}; only dimensions of "
+                f"{label}.stride()={tuple(other.stride())} in {other_mode}, but "
+                f"{real_mode} gives {tuple(real.stride())}; only dimensions of "
                 "size 1 differ, which no element access can tell apart",
                 blocking=False,
             )
@@ -170,8 +169,8 @@ def metadata(
         found.append(
             Finding(
                 "metadata",
-                f"{label}.storage_offset()={other.storage_offset()} in the "
-                f"{other_mode}, but the {real_mode} gives {real.storage_offset()}",
+                f"{label}.storage_offset()={other.storage_offset()} in "
+                f"{other_mode}, but {real_mode} gives {real.storage_offset()}",
             )
         )
     return found
@@ -211,7 +210,7 @@ def aliasing(
     other: torch.Tensor,
     other_args: Mapping[str, Any],
     other_mode: str,
-    real_mode: str = "real kernel",
+    real_mode: str = "the real kernel",
 ) -> list[Finding]:
     """The output aliases the same inputs, the same way, in both runs."""
     want, got = aliases(real, real_args), aliases(other, other_args)
@@ -220,8 +219,7 @@ def aliasing(
     return [
         Finding(
             "aliasing",
-            f"{label} {_alias_text(want)} in the {real_mode}, but {_alias_text(got)} "
-            f"in the {other_mode}",
+            f"{label} {_alias_text(want)} in {real_mode}, but {_alias_text(got)} in {other_mode}",
         )
     ]
 
@@ -230,7 +228,7 @@ def schema_aliasing(
     op: torch._ops.OpOverload,
     outputs: tuple | None,
     args: Mapping[str, Any],
-    mode: str = "real kernel",
+    mode: str = "the real kernel",
 ) -> list[Finding]:
     """Every output aliases exactly what the schema's annotations declare."""
     schema = op._schema
@@ -249,7 +247,7 @@ def schema_aliasing(
                 found.append(
                     Finding(
                         "schema",
-                        f"{_output_label(i)} of the {mode} {_alias_text(real)} but "
+                        f"{_output_label(i)} of {mode} {_alias_text(real)} but "
                         f"the schema `{schema}` declares no alias for it: {ALIAS_ADVICE}",
                     )
                 )
@@ -260,7 +258,7 @@ def schema_aliasing(
                 Finding(
                     "schema",
                     f"the schema `{schema}` declares {_output_label(i)} aliases the "
-                    f"input {name!r}, but the {mode} returns {_alias_text(real)}",
+                    f"input {name!r}, but {mode} returns {_alias_text(real)}",
                 )
             )
     return found

@@ -1,7 +1,7 @@
 """Records every check's verdict: as JUnit properties and as a JSON report.
 
 ``pytest --report-json PATH`` writes one record per test: spec, check,
-outcome, duration and the Findings (blocking ones from the failing Case,
+Mode, outcome, duration and the Findings (blocking ones from the failing Case,
 non-blocking ones once per verdict with a count). The same Findings go into
 the test's ``user_properties``, so ``--junitxml`` carries them too. Under
 pytest-xdist the controller receives every worker's reports and writes the
@@ -93,11 +93,13 @@ class JsonReport:
         ):
             return
         name, _, spec = report.nodeid.rpartition("::")[2].partition("[")
+        known = dict(p for p in report.user_properties if p[0] != "finding")
         self.results.append(
             {
                 "test": report.nodeid,
-                "spec": spec.rstrip("]"),
-                "check": name.removeprefix("test_"),
+                "spec": known.get("spec", spec.rstrip("]")),
+                "check": known.get("check", name.removeprefix("test_")),
+                "mode": known.get("mode"),
                 "outcome": report.outcome,
                 "duration_s": round(report.duration, 3),
                 "findings": [v for k, v in report.user_properties if k == "finding"],

@@ -1,9 +1,11 @@
-"""The conformance gate: every check on every selected Spec.
+"""The conformance gate: every check on every selected Spec, in every selected Mode.
 
-Specs come from the built-in catalog, or from ``--specs PATH_OR_MODULE``;
-test ids carry each spec's families and name, so ``-k rope`` and
-``-k <spec name>`` select. A failure prints its Findings, the shrunk Case,
-a command that reruns exactly that Case and a standalone repro script.
+The tests are made from ``oracles.checks.CHECKS``: one test function per
+check (``test_fake``, ``test_compiled``, ...), parametrized by spec and, for
+a check that runs in several Modes, by Mode. Test ids carry each spec's
+families and name and the Mode, so ``-k rope``, ``-k <spec name>`` and
+``-k triton`` select. A failure prints its Findings, the shrunk Case, a
+command that reruns exactly that Case and a standalone repro script.
 """
 
 from __future__ import annotations
@@ -13,19 +15,30 @@ from collections.abc import Callable
 
 import pytest
 
+from oracles.checks import CHECKS, Check
 from oracles.findings import CheckFailure
 from oracles.properties import BATCH_SIZE, Replay, ReproOptions, run_property
 from oracles.spec import Spec, Unavailable
 from reports.crashes import running_file
 
 
-def _run(spec: Spec, check: str, request: pytest.FixtureRequest, record_finding: Callable) -> None:
+def _run(
+    spec: Spec,
+    check: str,
+    mode: str,
+    request: pytest.FixtureRequest,
+    record_finding: Callable,
+) -> None:
     config = request.config
+    request.node.user_properties += [("spec", spec.id), ("check", check), ("mode", mode)]
     replay = config.getoption("--replay")
     if replay is not None:
         replay = Replay.load(replay)
-        if (replay.spec, replay.check) != (spec.name, check):
-            pytest.skip(f"--replay holds Cases of the {replay.check} check of {replay.spec}")
+        if (replay.spec, replay.check, replay.mode) != (spec.name, check, mode):
+            pytest.skip(
+                f"--replay holds Cases of the {replay.check} check of {replay.spec} "
+                f"in the {replay.mode} mode"
+            )
     rerun = " ".join(
         ["pytest", shlex.quote(request.node.nodeid)]
         + [shlex.quote(f"--specs={target}") for target in config.getoption("--specs")]
@@ -35,6 +48,7 @@ def _run(spec: Spec, check: str, request: pytest.FixtureRequest, record_finding:
         run_property(
             spec,
             check,
+            mode=mode,
             on_finding=record_finding,
             batch_size=config.getoption("--batch-size") or BATCH_SIZE,
             repro=ReproOptions(config.getoption("--repro-dir"), rerun),
@@ -50,28 +64,15 @@ def _run(spec: Spec, check: str, request: pytest.FixtureRequest, record_finding:
         pytest.fail(failure.report(), pytrace=False)
 
 
-def test_reference(spec: Spec, request: pytest.FixtureRequest, record_finding: Callable) -> None:
-    """Eager results are within the spec's ULP budget of the float64 reference."""
-    _run(spec, "reference", request, record_finding)
+def _test_of(check: Check) -> Callable[..., None]:
+    def test(spec: Spec, mode: str, request: pytest.FixtureRequest, record_finding) -> None:
+        _run(spec, check.name, mode, request, record_finding)
+
+    test.__name__ = f"test_{check.name}"
+    test.__doc__ = f"The {check.name} check: {check.compares}."
+    test.check = check
+    return test
 
 
-def test_fake(spec: Spec, request: pytest.FixtureRequest, record_finding: Callable) -> None:
-    """The fake promises the real kernel's shapes, strides, offsets and aliasing."""
-    _run(spec, "fake", request, record_finding)
-
-
-def test_schema(spec: Spec, request: pytest.FixtureRequest, record_finding: Callable) -> None:
-    """The real kernel aliases and writes only what its schema declares."""
-    _run(spec, "schema", request, record_finding)
-
-
-def test_inductor(spec: Spec, request: pytest.FixtureRequest, record_finding: Callable) -> None:
-    """The Inductor-compiled program agrees with eager, and really compiled."""
-    _run(spec, "inductor", request, record_finding)
-
-
-def test_domain_edges(
-    domain_spec: Spec, request: pytest.FixtureRequest, record_finding: Callable
-) -> None:
-    """How a kernel with a declared domain behaves just outside it (reported, never blocking)."""
-    _run(domain_spec, "domain_edges", request, record_finding)
+for _check in CHECKS.values():
+    globals()[f"test_{_check.name}"] = _test_of(_check)

@@ -83,7 +83,7 @@ def _spec(program=lambda op, **args: op(**args)) -> Spec:
 
 def test_a_batch_compiles_once_for_all_its_cases():
     before = compiled_programs().compiles
-    run_property(_spec(), "inductor", settings(max_examples=40, database=None), batch_size=10)
+    run_property(_spec(), "compiled", settings(max_examples=40, database=None), batch_size=10)
     assert compiled_programs().compiles - before <= 4  # 40 Cases, 4 batches
 
 
@@ -94,7 +94,7 @@ def test_a_failure_in_a_batch_names_the_case_and_its_batch():
 
     with pytest.raises(CheckFailure) as info:
         run_property(
-            _spec(miscompiled), "inductor", settings(max_examples=20, database=None), batch_size=5
+            _spec(miscompiled), "compiled", settings(max_examples=20, database=None), batch_size=5
         )
     message = str(info.value)
     assert "differ bit for bit between inductor and eager" in message

@@ -13,7 +13,7 @@ from families.rope import specs as rope
 from families.rope.cases import fused_qkv_seed_case
 from oracles.case import Buffer, Case, View
 from oracles.checks import case_dependent_aliasing, check_reference, check_schema
-from oracles.modes import run_fake
+from oracles.modes import FAKE
 from oracles.spec import Spec
 from tests.zoo_helpers import needs_kernels
 
@@ -52,7 +52,7 @@ def test_fake_arguments_keep_the_real_views_and_their_shared_storage():
     # q and k are column slices of one qkv buffer: their fakes must share
     # one fake storage, or a fake returning a view of qkv could not be judged.
     case = fused_qkv_seed_case()
-    fake = run_fake(_spec("rotary_embedding_functional"), case).args
+    fake = FAKE.run(_spec("rotary_embedding_functional"), case).args
     real = case.bind(case.allocate())
     for name in ("query", "key", "positions", "cos_sin_cache"):
         assert fake[name].device == real[name].device

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from families.rope import specs as rope
 from oracles.case import Buffer, Case, View
-from oracles.checks import check_inductor, stage_at_fault
+from oracles.checks import check_compiled, stage_at_fault
 from oracles.compile import compiled_programs, use_cache_root
 from oracles.findings import Finding
 from oracles.known_faults import (
@@ -111,7 +111,7 @@ def _clone_aliases_input() -> bool:
 
 def test_dynamic_write_back_verdict_agrees_with_a_direct_comparison():
     spec = _spec("double_on_two_narrows", TWO_NARROWS, lambda op, **args: op(**args))
-    findings = check_inductor(spec, TWO_NARROWS, batch_signature([TWO_NARROWS, WIDER]))
+    findings = check_compiled(spec, TWO_NARROWS, batch_signature([TWO_NARROWS, WIDER]))
     if _write_back_is_wrong(dynamic=True):
         [finding] = findings
         assert finding.message.startswith(
@@ -121,7 +121,7 @@ def test_dynamic_write_back_verdict_agrees_with_a_direct_comparison():
     else:
         assert findings == []
     assert not _write_back_is_wrong(dynamic=False)
-    assert check_inductor(spec, TWO_NARROWS) == []
+    assert check_compiled(spec, TWO_NARROWS) == []
 
 
 def test_the_known_fault_list_says_where_the_write_back_fault_reproduces():
@@ -133,7 +133,7 @@ def test_the_known_fault_list_says_where_the_write_back_fault_reproduces():
 def test_the_known_fault_is_reported_without_blocking_only_where_listed():
     spec = _spec("double_on_two_narrows", TWO_NARROWS, lambda op, **args: op(**args))
     batch = batch_signature([TWO_NARROWS, WIDER])
-    findings = check_inductor(spec, TWO_NARROWS, batch)
+    findings = check_compiled(spec, TWO_NARROWS, batch)
     if not DYNAMIC_WRITE_BACK.affects():
         assert findings == []
         return
@@ -152,7 +152,7 @@ def test_a_disagreement_the_static_compile_shares_is_never_explained_away():
         return args["x"].clone() if torch.compiler.is_compiling() else args["x"] + 1
 
     spec = _spec("double_then_diverge", TWO_NARROWS, _wrong_whatever_the_shapes)
-    findings = check_inductor(spec, TWO_NARROWS, batch_signature([TWO_NARROWS, WIDER]))
+    findings = check_compiled(spec, TWO_NARROWS, batch_signature([TWO_NARROWS, WIDER]))
     assert any(f.blocking and f.verdict == "values" for f in findings)
 
 
@@ -175,19 +175,15 @@ def _cat_aliases_input() -> bool:
 
 def test_clone_aliasing_verdict_agrees_with_a_direct_comparison():
     spec = _spec("clone_of_doubled_row", ONE_ROW, _clone_of_mutated)
-    findings = check_inductor(spec, ONE_ROW)
+    findings = check_compiled(spec, ONE_ROW)
     if not _clone_aliases_input():
         assert findings == []
         return
     messages = "\n".join(str(f) for f in findings)
     assert (
-        "[aliasing] out[0] is a fresh tensor in the eager program, but shares storage with "
-        "'buffer' in the compiled program"
+        "[aliasing] out[0] is a fresh tensor in eager, but shares storage with 'buffer' in inductor"
     ) in messages
-    assert (
-        "[metadata] out[0].storage_offset()=5 in the compiled program, but the eager program "
-        "gives 0"
-    ) in messages
+    assert ("[metadata] out[0].storage_offset()=5 in inductor, but eager gives 0") in messages
     # Listed: reported without blocking, since aot_eager (every stage before
     # Inductor) returns a fresh tensor.
     assert not any(f.blocking for f in findings)
@@ -198,11 +194,11 @@ def test_a_cat_of_one_mutated_input_aliasing_it_is_reported():
     # Found by the rope gate: the in-place rope op without a key, then a cat
     # of the rotated query alone, returns a view of the query buffer.
     spec = _spec("cat_of_doubled_row", ONE_ROW, _cat_of_mutated)
-    findings = check_inductor(spec, ONE_ROW)
+    findings = check_compiled(spec, ONE_ROW)
     if not _cat_aliases_input():
         assert findings == []
         return
-    assert "out[0] is a fresh tensor in the eager program, but shares storage" in str(findings)
+    assert "out[0] is a fresh tensor in eager, but shares storage" in str(findings)
     assert not any(f.blocking for f in findings)
 
 
@@ -217,7 +213,7 @@ def test_an_alias_the_stages_before_inductor_share_is_never_explained_away():
         return args["x"] if torch.compiler.is_compiling() else args["x"].clone()
 
     spec = _spec("doubled_row_returned", ONE_ROW, returns_the_input)
-    findings = check_inductor(spec, ONE_ROW)
+    findings = check_compiled(spec, ONE_ROW)
     assert any(f.blocking and f.verdict == "aliasing" for f in findings)
 
 
@@ -254,7 +250,7 @@ def _run_batch(folder, autograd_cache: bool) -> list[list]:
     try:
         with functorch_config.patch(enable_autograd_cache=autograd_cache):
             batch = batch_signature(SPECIALIZED_THEN_GENERAL)
-            return [check_inductor(spec, case, batch) for case in SPECIALIZED_THEN_GENERAL]
+            return [check_compiled(spec, case, batch) for case in SPECIALIZED_THEN_GENERAL]
     finally:
         use_cache_root(previous)
 
@@ -273,7 +269,7 @@ def test_a_cached_graph_specialized_to_other_sizes_is_reported(tmp_path):
     assert found[:2] == [[], []]
     [finding] = found[2]
     assert not finding.blocking
-    assert "[inductor] the Inductor-compiled program failed where eager ran" in finding.message
+    assert "[compiled] the program compiled by inductor failed where eager ran" in finding.message
     assert "index out of bounds: 0 <= tmp9 < 1L" in finding.message
     assert "known Inductor fault 'autograd-cache specialization'" in finding.message
 
@@ -315,7 +311,7 @@ def _first_set_case(rows: int, value: float) -> Case:
 def test_a_lost_negative_zero_is_reported_without_blocking_only_where_listed():
     spec = Spec("first_set", torch.ops.conformance_tests.first_set.default, st.nothing(), None)
     cases = [_first_set_case(3, -0.0), _first_set_case(5, -0.0)]
-    findings = check_inductor(spec, cases[0], batch_signature(cases))
+    findings = check_compiled(spec, cases[0], batch_signature(cases))
     if not NEGATIVE_ZERO_CONSTANT.affects():
         assert findings == []
         return
@@ -333,7 +329,7 @@ def test_a_lost_negative_zero_is_reported_without_blocking_only_where_listed():
         None,
         program=lambda op, **args: op(**args) + 1 if torch.compiler.is_compiling() else op(**args),
     )
-    assert any(f.blocking for f in check_inductor(wrong, cases[0], batch_signature(cases)))
+    assert any(f.blocking for f in check_compiled(wrong, cases[0], batch_signature(cases)))
 
 
 def test_two_faults_in_one_program_are_explained_together():
@@ -341,7 +337,7 @@ def test_two_faults_in_one_program_are_explained_together():
     # compiled with dynamic shapes (the write-back fault): each explains
     # its own verdicts; neither alone explains them all.
     spec = _spec("cat_of_doubled_narrows", TWO_NARROWS, _cat_of_mutated)
-    findings = check_inductor(spec, TWO_NARROWS, batch_signature([TWO_NARROWS, WIDER]))
+    findings = check_compiled(spec, TWO_NARROWS, batch_signature([TWO_NARROWS, WIDER]))
     if not (DYNAMIC_WRITE_BACK.affects() and MUTATED_INPUT_ALIAS.affects()):
         return
     assert findings and not any(f.blocking for f in findings)

@@ -9,8 +9,9 @@ import torch
 
 from families.rope import specs as rope
 from families.rope.cases import fused_qkv_seed_case
-from oracles.checks import check_inductor
+from oracles.checks import check_compiled
 from oracles.compile import RECOMPILE_LIMIT, CompiledProgram
+from oracles.modes import INDUCTOR
 from tests.zoo_helpers import needs_kernels
 
 SEED = fused_qkv_seed_case()
@@ -22,14 +23,14 @@ def _spec(name: str):
 
 
 def _vacuity(program, tmp_path, *inputs) -> str | None:
-    compiled = CompiledProgram(program, None, tmp_path)
+    compiled = CompiledProgram(program, None, tmp_path, INDUCTOR)
     _, evidence = compiled(*inputs)
     return compiled.vacuity(evidence)
 
 
 def test_nothing_compiled_is_a_harness_failure(tmp_path):
     vacuity = _vacuity(lambda x: None, tmp_path, torch.ones(2))
-    assert vacuity == "nothing was compiled: Dynamo handed no graph to Inductor"
+    assert vacuity == "nothing was compiled: Dynamo handed no graph to inductor"
 
 
 def test_a_recompile_on_the_same_inputs_is_a_harness_failure(tmp_path):
@@ -49,7 +50,7 @@ def test_a_real_compiled_run_is_not_vacuous(tmp_path):
 
 def test_one_compile_serves_every_size(tmp_path):
     program = lambda x, n: x.narrow(0, 0, n).sin()  # noqa: E731
-    compiled = CompiledProgram(program, None, tmp_path, dynamic=True)
+    compiled = CompiledProgram(program, None, tmp_path, INDUCTOR, dynamic=True)
     for size in range(2, 12):
         _, evidence = compiled(torch.ones(size + 3), size)
         assert compiled.vacuity(evidence) is None
@@ -57,7 +58,7 @@ def test_one_compile_serves_every_size(tmp_path):
 
 
 def test_the_recompile_limit_fails_loudly_instead_of_running_eagerly(tmp_path):
-    compiled = CompiledProgram(lambda x: x.sin(), None, tmp_path)
+    compiled = CompiledProgram(lambda x: x.sin(), None, tmp_path, INDUCTOR)
     with pytest.raises(Exception, match="recompile_limit"):
         for size in range(2, 2 + RECOMPILE_LIMIT + 2):
             compiled(torch.ones(size))
@@ -65,12 +66,12 @@ def test_the_recompile_limit_fails_loudly_instead_of_running_eagerly(tmp_path):
 
 
 def test_eager_fallback_is_a_harness_failure(tmp_path):
-    compiled = CompiledProgram(lambda x: x.sin(), None, tmp_path)
+    compiled = CompiledProgram(lambda x: x.sin(), None, tmp_path, INDUCTOR)
     compiled(torch.ones(2))
     with torch.compiler.set_stance("force_eager"):
         _, evidence = compiled(torch.ones(2))
     assert compiled.vacuity(evidence) == (
-        "no Inductor-compiled graph ran: Dynamo ran the program eagerly"
+        "no graph compiled by inductor ran: Dynamo ran the program eagerly"
     )
 
 
@@ -80,7 +81,7 @@ def test_a_program_that_never_calls_the_op_is_a_harness_failure():
         _spec("rotary_embedding"), program=lambda op, **args: args["query"] * 1
     )
     spec.prepare()
-    [finding] = check_inductor(spec, SEED)
+    [finding] = check_compiled(spec, SEED)
     assert finding.verdict == "harness"
     assert "conformance.rotary_embedding.default is not in the graph" in finding.message
 
@@ -94,8 +95,8 @@ def test_a_graph_break_fails_instead_of_falling_back_to_eager():
 
     spec = dataclasses.replace(_spec("rotary_embedding"), program=breaks)
     spec.prepare()
-    [finding] = check_inductor(spec, SEED)
-    assert finding.verdict == "inductor"
+    [finding] = check_compiled(spec, SEED)
+    assert finding.verdict == "compiled"
     assert "graph_break" in finding.message or "Unsupported" in finding.message
 
 
@@ -104,7 +105,7 @@ def test_catalog_specs_pass_on_the_seed_case():
     for spec in rope.SPECS:
         if spec.prepare:
             spec.prepare()
-        assert check_inductor(spec, SEED) == [], spec.name
+        assert check_compiled(spec, SEED) == [], spec.name
 
 
 def _miscompiled(op, **args):
@@ -116,7 +117,7 @@ def _miscompiled(op, **args):
 def test_pure_pytorch_form_is_judged_by_its_ulp_budget():
     spec = _spec("rotary_embedding_torch")
     assert not spec.bit_exact
-    [finding] = check_inductor(dataclasses.replace(spec, program=_miscompiled), SEED)
+    [finding] = check_compiled(dataclasses.replace(spec, program=_miscompiled), SEED)
     assert "ULP from the float64 reference in inductor" in finding.message
     assert "[ULP budget 2]" in finding.message
 
@@ -125,5 +126,5 @@ def test_pure_pytorch_form_is_judged_by_its_ulp_budget():
 def test_opaque_ops_are_judged_bit_for_bit():
     spec = _spec("rotary_embedding_functional")
     spec.prepare()
-    [finding] = check_inductor(dataclasses.replace(spec, program=_miscompiled), SEED)
+    [finding] = check_compiled(dataclasses.replace(spec, program=_miscompiled), SEED)
     assert "differ bit for bit between inductor and eager" in finding.message

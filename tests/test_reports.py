@@ -29,8 +29,10 @@ def test_json_report_holds_the_findings_of_a_failing_check(tmp_path):
     results = {r["check"]: r for r in json.loads(report.read_text())["results"]}
     assert results["reference"]["outcome"] == "passed"
     assert results["reference"]["findings"] == []
+    assert results["reference"]["mode"] == "eager"
     fake = results["fake"]
     assert fake["outcome"] == "failed"
+    assert fake["mode"] == "fake"
     assert fake["spec"] == "rope-zoo-rope_returns_inputs_gemma4_fake"
     messages = [f["message"] for f in fake["findings"]]
     assert "out[0].stride()=(4096, 1) in the fake, but the real kernel gives (6144, 1)" in messages
@@ -88,7 +90,7 @@ def test_non_blocking_findings_of_a_passing_check_reach_the_warnings_summary(tmp
 def test_a_failing_check_fits_on_a_screen_and_says_how_to_reproduce_it(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "--specs=suites/zoo.py", f"--repro-dir={tmp_path}",
-         "-k", "(gemma4 and test_inductor) or (2d_fake and test_fake)"],
+         "-k", "(gemma4 and test_compiled) or (2d_fake and test_fake)", "--modes=inductor"],
         cwd=CHECKOUT, capture_output=True, text=True,
     )  # fmt: skip
     output = result.stdout + result.stderr

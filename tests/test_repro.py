@@ -164,8 +164,8 @@ BATCH = [_rows(3), _rows(5), _rows(9)]
 
 
 def test_batched_inductor_scripts_compile_once_and_judge_every_case(tmp_path):
-    good = write_repro(_row_spec(), "inductor", BATCH, 2, True, tmp_path / "good" / "repro.py")
-    bad = write_repro(_row_spec(miscompiled), "inductor", BATCH, 1, True, tmp_path / "bad.py")
+    good = write_repro(_row_spec(), "compiled", BATCH, 2, True, tmp_path / "good" / "repro.py")
+    bad = write_repro(_row_spec(miscompiled), "compiled", BATCH, 1, True, tmp_path / "bad.py")
     text = good.read_text()
     assert "dynamic=DYNAMIC" in text and "DYNAMIC = True" in text
     assert "buffer.narrow(0, 1, s0)" in text
@@ -185,7 +185,7 @@ def test_batched_inductor_scripts_compile_once_and_judge_every_case(tmp_path):
 
 def test_a_lambda_program_is_cut_out_of_its_statement():
     spec = _row_spec(program=lambda op, **args: op(**args).reshape(-1))  # data movement only
-    text = render_repro(spec, "inductor", [_rows(4)], 0, False)
+    text = render_repro(spec, "compiled", [_rows(4)], 0, False)
     assert "program = lambda op, **args: op(**args).reshape(-1)\n" in text
     assert "SystemExit" not in text
     assert "DYNAMIC = False" in text
@@ -208,7 +208,7 @@ def _scaled(x, scale=2.0):
 
 def test_code_whose_source_is_lost_stops_the_script_saying_so():
     spec = _row_spec(program=functools.partial(call_op))
-    text = render_repro(spec, "inductor", [_rows(4)], 0, False)
+    text = render_repro(spec, "compiled", [_rows(4)], 0, False)
     assert "raise SystemExit(\"could not recover the program's source:" in text
     compile(text, "repro.py", "exec")
 
@@ -216,7 +216,7 @@ def test_code_whose_source_is_lost_stops_the_script_saying_so():
 def test_the_reference_and_its_helpers_are_copied_under_names_that_do_not_clash():
     # The pure-PyTorch rope and the float64 reference each have a helper named _rotate.
     [spec] = [s for s in rope.SPECS if s.name == "rotary_embedding_torch"]
-    text = render_repro(spec, "inductor", [fused_qkv_seed_case()], 0, False)
+    text = render_repro(spec, "compiled", [fused_qkv_seed_case()], 0, False)
     assert "SystemExit" not in text
     assert "def _rotate(" in text and "def _rotate_reference(" in text
     assert "def ulp_error(" in text and "class Expected:" in text
@@ -271,7 +271,7 @@ def _zoo_scripts(name: str, checks: tuple[str, ...], folder: Path) -> list[Path]
 
 @needs_kernels
 def test_scripts_import_no_part_of_the_suite(tmp_path):
-    checks = ("fake", "inductor", "schema", "reference")
+    checks = ("fake", "compiled", "schema", "reference")
     for script in _zoo_scripts("rope_returns_inputs_gemma4_fake", checks, tmp_path):
         text = script.read_text()
         assert not SUITE_IMPORT.search(text), script.name
@@ -290,7 +290,7 @@ def test_scripts_import_no_part_of_the_suite(tmp_path):
 @needs_kernels
 def test_gemma4_fake_scripts_reproduce_the_stride_bug(tmp_path):
     fake, inductor = _run(
-        *_zoo_scripts("rope_returns_inputs_gemma4_fake", ("fake", "inductor"), tmp_path),
+        *_zoo_scripts("rope_returns_inputs_gemma4_fake", ("fake", "compiled"), tmp_path),
         cwd=tmp_path,
     )
     assert fake.returncode == 1, _explain(fake)
@@ -300,14 +300,14 @@ def test_gemma4_fake_scripts_reproduce_the_stride_bug(tmp_path):
     )
     assert "out[0] is the input 'query' in the real kernel, but is a fresh tensor" in fake.stdout
     assert inductor.returncode == 1, _explain(inductor)
-    assert "[inductor] the Inductor-compiled program failed where eager ran" in inductor.stdout
+    assert "[compiled] the program compiled by inductor failed where eager ran" in inductor.stdout
     assert "stride 6144==4096" in inductor.stdout
 
 
 @needs_kernels
 def test_mirrored_fake_scripts_agree(tmp_path):
     results = _run(
-        *_zoo_scripts("rope_returns_inputs_mirrored_fake", ("fake", "inductor"), tmp_path),
+        *_zoo_scripts("rope_returns_inputs_mirrored_fake", ("fake", "compiled"), tmp_path),
         cwd=tmp_path,
     )
     for result in results:

@@ -77,10 +77,11 @@ def test_unavailable_prerequisites_skip_with_the_reason():
     spec = Spec(name="x", op=abs, cases=rope_cases(), reference=None, prepare=prepare)
     options = {"--replay": None, "--specs": [], "--batch-size": None, "--repro-dir": CHECKOUT}
     request = SimpleNamespace(
-        config=SimpleNamespace(getoption=options.get), node=SimpleNamespace(nodeid="x")
+        config=SimpleNamespace(getoption=options.get),
+        node=SimpleNamespace(nodeid="x", user_properties=[]),
     )
     with pytest.raises(pytest.skip.Exception, match="x: no C\\+\\+ compiler"):
-        test_conformance.test_fake(spec, request, None)
+        test_conformance.test_fake(spec, "fake", request, None)
 
 
 def test_missing_compiler_is_named(monkeypatch):
@@ -108,5 +109,21 @@ def test_k_selects_by_family_and_by_spec_name():
     selected = _pytest("-k", "rope").stdout
     assert "test_fake[rope-rotary_embedding]" in selected
     by_name = _pytest("-k", "rotary_embedding_torch").stdout
-    assert "test_inductor[rope-rotary_embedding_torch]" in by_name
-    assert "test_inductor[rope-rotary_embedding]" not in by_name
+    assert "test_compiled[rope-rotary_embedding_torch-inductor]" in by_name
+    assert "test_compiled[rope-rotary_embedding-inductor]" not in by_name
+
+
+def test_k_selects_a_mode_and_profiles_choose_modes():
+    triton = _pytest("-k", "triton").stdout
+    assert "test_compiled[rope-rotary_embedding-inductor_triton]" in triton
+    assert "-inductor]" not in triton and "test_fake" not in triton
+    no_asserts = _pytest("-k", "no_size_asserts").stdout
+    assert "test_compiled[rope-rotary_embedding_functional-inductor_no_size_asserts]" in no_asserts
+    # The ci profile runs its own Modes; --modes chooses others.
+    ci = _pytest("--hypothesis-profile=ci").stdout
+    assert "-inductor_triton]" in ci and "-aot_eager]" not in ci
+    chosen = _pytest("--hypothesis-profile=ci", "--modes=aot_eager").stdout
+    assert "-aot_eager]" in chosen and "-inductor]" not in chosen
+    assert "test_fake[rope-rotary_embedding]" in chosen
+    wrong = _pytest("--modes=inductor_tritn")
+    assert "--modes: no Mode inductor_tritn; the compiled Modes are inductor, " in wrong.stderr

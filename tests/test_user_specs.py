@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from families.rope import specs as rope
 from families.rope.cases import fused_qkv_seed_case, rope_batches, rope_cases
 from oracles.case import DEFAULT, Buffer, Case, CaseError, View
-from oracles.checks import CHECKS, check_domain_edges, check_inductor
+from oracles.checks import CHECKS, check_compiled, check_domain_edges
 from oracles.compile import compiled_programs
 from oracles.domain import Domain, edge_cases
 from oracles.layouts import strided_layouts
@@ -59,9 +59,9 @@ def test_a_program_using_its_modules_globals_gets_a_real_inductor_verdict():
         },
     )
     with spec.installed():
-        assert check_inductor(spec, case) == []
+        assert check_compiled(spec, case) == []
         broken = Spec(**{**spec.__dict__, "program": lambda op, **a: op(**a) + 1.0})
-        [finding] = check_inductor(broken, case)  # a real verdict, not a harness failure
+        [finding] = check_compiled(broken, case)  # a real verdict, not a harness failure
     assert finding.verdict == "values"
 
 
@@ -82,14 +82,14 @@ def test_an_argument_named_out_is_explained():
     spec = Spec("fill_out", op, st.nothing(), None)
     # Called positionally, as the default program does, it compiles; the
     # keyword limitation is named without blocking.
-    [note] = check_inductor(spec, _fill_out_case(column=True))
+    [note] = check_compiled(spec, _fill_out_case(column=True))
     assert note.verdict == "out argument" and not note.blocking
     assert "Dynamo reads a keyword argument named 'out' as an out= call" in note.message
     assert "rename the argument (e.g. 'output'), have callers pass it positionally" in note.message
-    assert check_inductor(spec, _fill_out_case(column=False)) == []  # a contiguous out
+    assert check_compiled(spec, _fill_out_case(column=False)) == []  # a contiguous out
     # A program passing out= by keyword fails, and the Finding says why.
     keyword = Spec("fill_out", op, st.nothing(), None, program=lambda op, **args: op(**args))
-    [finding] = check_inductor(keyword, _fill_out_case(column=True))
+    [finding] = check_compiled(keyword, _fill_out_case(column=True))
     assert finding.blocking and finding.verdict == "out argument"
     assert "the program passes out= by keyword" in finding.message
 
@@ -216,7 +216,7 @@ def test_a_spec_without_batches_compiles_once_per_batch():
 
     spec = Spec("rows", _copy, st.integers(2, 40).map(rows), None)
     before = compiled_programs().compiles
-    run_property(spec, "inductor", settings(max_examples=40, database=None), batch_size=10)
+    run_property(spec, "compiled", settings(max_examples=40, database=None), batch_size=10)
     assert compiled_programs().compiles - before <= 4  # 40 Cases, 4 batches
 
 

@@ -52,30 +52,30 @@ def test_within_ulps_matches_nan_with_nan():
 
 def test_metadata_reports_strides_and_size_one_dims_apart():
     real = torch.empty(32, 6144)[:, :4096]
-    [finding] = verdicts.metadata("out[0]", real, torch.empty(32, 4096), "fake")
+    [finding] = verdicts.metadata("out[0]", real, torch.empty(32, 4096), "the fake")
     assert finding.message == (
         "out[0].stride()=(4096, 1) in the fake, but the real kernel gives (6144, 1)"
     )
-    [finding] = verdicts.metadata("out[0]", torch.empty(1, 4), torch.empty(1, 8)[:, :4], "fake")
+    [finding] = verdicts.metadata("out[0]", torch.empty(1, 4), torch.empty(1, 8)[:, :4], "the fake")
     assert "only dimensions of size 1 differ" in finding.message
     assert finding.verdict == "size-1 strides" and not finding.blocking
-    assert verdicts.metadata("out[0]", real, real, "fake") == []
+    assert verdicts.metadata("out[0]", real, real, "the fake") == []
 
 
 def test_metadata_reports_storage_offset():
     base = torch.empty(8)
-    [finding] = verdicts.metadata("out[1]", base[4:], torch.empty(4), "fake")
+    [finding] = verdicts.metadata("out[1]", base[4:], torch.empty(4), "the fake")
     assert "out[1].storage_offset()=0 in the fake, but the real kernel gives 4" in finding.message
 
 
 def test_aliasing_compares_the_inputs_each_output_aliases():
     x = torch.empty(4)
     args = {"x": x}
-    [finding] = verdicts.aliasing("out[0]", x, args, torch.empty(4), args, "fake")
+    [finding] = verdicts.aliasing("out[0]", x, args, torch.empty(4), args, "the fake")
     assert finding.message == (
         "out[0] is the input 'x' in the real kernel, but is a fresh tensor in the fake"
     )
-    assert verdicts.aliasing("out[0]", x, args, x, args, "fake") == []
+    assert verdicts.aliasing("out[0]", x, args, x, args, "the fake") == []
 
 
 def test_schema_aliasing_wants_annotations_for_returned_inputs():
@@ -135,7 +135,7 @@ def test_writes_reports_declared_writes_that_never_happen():
 
 
 def test_structure_reports_missing_outputs():
-    [finding] = verdicts.structure((torch.empty(1), torch.empty(1)), None, "fake")
+    [finding] = verdicts.structure((torch.empty(1), torch.empty(1)), None, "the fake")
     assert finding.message == (
         "the real kernel returns 2 output(s) (Tensor, Tensor) but the fake returns None"
     )

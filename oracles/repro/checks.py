@@ -15,6 +15,7 @@ from oracles import verdicts
 from oracles.case import Buffer
 from oracles.expected import program_expectation
 from oracles.findings import Finding
+from oracles.modes import Compiled
 from oracles.observation import flatten_outputs
 from oracles.repro.values import literal, op_expression
 from oracles.spec import Spec
@@ -34,9 +35,9 @@ WHAT = {
         "It calls the op eagerly and judges its outputs and written arguments against\n"
         "the float64 reference, in ULPs of their dtype."
     ),
-    "inductor": (
-        "It runs the spec's program eagerly and compiled by Inductor (fullgraph) and\n"
-        "compares the outputs and every buffer after the call."
+    "compiled": (
+        "It runs the spec's program eagerly and compiled (fullgraph) in the check's Mode\n"
+        "and compares the outputs and every buffer after the call."
     ),
 }
 
@@ -56,12 +57,24 @@ torch._dynamo.config.recompile_limit = 16
 torch._dynamo.config.fail_on_recompile_limit_hit = True
 """
 
+
+def compile_settings(mode: Compiled) -> str:
+    """The suite's compile settings, then what the Mode changes."""
+    lines = [COMPILE_SETTINGS, f"# The {mode.name} mode: {mode.what}."]
+    lines += [f"torch._inductor.config.{key} = {literal(value)}" for key, value in mode.config]
+    lines += [mode.script_setup.strip("\n")] if mode.script_setup else []
+    lines.append(f"MODE = {literal(mode.name)}")
+    lines.append(f"BACKEND = {literal(mode.backend)}")
+    return "\n".join(lines) + "\n"
+
+
 # The names the script defines itself (and its main part's locals): copied
 # code gets other names.
 RESERVED = frozenset(
     """
     os sys torch importlib _loader op OP_NAME AGREEMENT BUDGET DECLARED CASES VIEWS
-    STATIC_DIMS DYNAMIC allocate arguments model main run_case run_fake report FakeTensorMode
+    STATIC_DIMS DYNAMIC MODE BACKEND allocate arguments model main run_case run_fake report
+    FakeTensorMode
     overload case buffers before args outputs found fake fake_args error expectation
     indices index_args footprints compiled findings number want got pairs label bind
     """.split()
@@ -91,7 +104,7 @@ def needs_reference(check: str, spec: Spec) -> bool:
     return spec.reference is not None and (
         check == "reference"
         or (check == "schema" and bool(spec.declared_writes))
-        or (check == "inductor" and not spec.bit_exact)
+        or (check == "compiled" and not spec.bit_exact)
     )
 
 
@@ -162,13 +175,13 @@ _FAKE = """\
             raised = f"the fake raised where the real kernel did not: {_error_text(error)}"
             found.append(Finding("fake", raised))
         return report(found)
-    found += structure(outputs, fake, "fake")
+    found += structure(outputs, fake, "the fake")
     if found:
         return report(found)
     for i, (real, other) in enumerate(zip(outputs or (), fake or ())):
         if isinstance(real, torch.Tensor):
-            found += metadata(f"out[{i}]", real, other, "fake")
-            found += aliasing(f"out[{i}]", real, args, other, fake_args, "fake")"""
+            found += metadata(f"out[{i}]", real, other, "the fake")
+            found += aliasing(f"out[{i}]", real, args, other, fake_args, "the fake")"""
 
 _SCHEMA_ALIASING = """\
     overload = $overload
@@ -178,7 +191,7 @@ _SCHEMA_ALIASING = """\
     except Exception:
         pass  # a failing fake is the fake check's finding, not this one's
     else:
-        found += schema_aliasing(overload, fake, fake_args, "fake")
+        found += schema_aliasing(overload, fake, fake_args, "the fake")
 """
 
 _SCHEMA_WRITES = """\
@@ -210,7 +223,7 @@ _NO_REFERENCE = "    # The spec has no reference: the check only asks that the o
 # inductor: the program eagerly and compiled, once for the batch.
 _INDUCTOR_MAIN = """
 def main():
-    compiled = torch.compile(model, fullgraph=True, dynamic=DYNAMIC)
+    compiled = torch.compile(model, backend=BACKEND, fullgraph=True, dynamic=DYNAMIC)
     findings = {}
     for number, case in enumerate(CASES, 1):
         heading = f"Case {number} of {len(CASES)}: " if len(CASES) > 1 else ""
@@ -230,9 +243,9 @@ def run_case(compiled, case):
     try:
         got = flatten_outputs(compiled(*buffers.values(), *case["sizes"]))
     except Exception as error:
-        failed = "the Inductor-compiled program failed where eager ran: " + _error_text(error)
-        return [Finding("inductor", failed)]
-    found = structure(want, got, "compiled program", "eager program")
+        failed = f"the program compiled by {MODE} failed where eager ran: " + _error_text(error)
+        return [Finding("compiled", failed)]
+    found = structure(want, got, MODE, "eager")
     if found:
         return found
     pairs = [
@@ -241,8 +254,8 @@ def run_case(compiled, case):
         if isinstance(w, torch.Tensor)
     ]
     for _, label, w, g in pairs:
-        found += metadata(label, w, g, "compiled program", "eager program")
-        found += aliasing(label, w, eager_buffers, g, buffers, "compiled program", "eager program")
+        found += metadata(label, w, g, MODE, "eager")
+        found += aliasing(label, w, eager_buffers, g, buffers, MODE, "eager")
 $values
     return found
 """
@@ -250,10 +263,10 @@ $values
 _BIT_EXACT = """\
     # Compared as raw bits: NaN equals NaN, -0.0 differs from 0.0.
     for _, label, w, g in pairs:
-        found += bit_exact(label, g, w, "inductor", "eager")
+        found += bit_exact(label, g, w, MODE, "eager")
     for name, w in eager_buffers.items():
         label = f"buffer {name!r} after the call"
-        found += bit_exact(label, buffers[name], w, "inductor", "eager")"""
+        found += bit_exact(label, buffers[name], w, MODE, "eager")"""
 
 _WITHIN_ULPS = """\
     # The spec is judged by a ULP budget against the float64 program, not bit
@@ -263,10 +276,10 @@ _WITHIN_ULPS = """\
 
     outputs, expected_buffers = program_expectation($program, $reference, allocate(case), bind)
     for i, label, _, g in pairs:
-        found += within_ulps(label, g, outputs[i], BUDGET, "inductor")
+        found += within_ulps(label, g, outputs[i], BUDGET, MODE)
     for name, expected in expected_buffers.items():
         label = f"buffer {name!r} after the call"
-        found += within_ulps(label, buffers[name], expected, BUDGET, "inductor")"""
+        found += within_ulps(label, buffers[name], expected, BUDGET, MODE)"""
 
 
 def helpers(check: str, spec: Spec) -> tuple[list[str], list[str]]:
@@ -278,9 +291,9 @@ def helpers(check: str, spec: Spec) -> tuple[list[str], list[str]]:
 
 def agreement(check: str, spec: Spec) -> str:
     """What the script prints when everything agrees."""
-    if check == "inductor" and spec.bit_exact:
+    if check == "compiled" and spec.bit_exact:
         return "the compiled program agrees with eager bit for bit"
-    if check == "inductor":
+    if check == "compiled":
         return f"the compiled program is within {spec.ulp_budget} ULP of the float64 program"
     if check == "fake":
         return "the fake gives the real kernel's outputs: metadata and aliasing"
@@ -298,7 +311,7 @@ def main_code(check: str, spec: Spec, program: str | None, reference: str | None
     """The script's ``main`` for ``check``; ``program`` and ``reference`` are
     the script's names for the spec's program and reference."""
     fill = {"program": program or "program", "reference": reference or "None"}
-    if check == "inductor":
+    if check == "compiled":
         values = _BIT_EXACT if spec.bit_exact else string.Template(_WITHIN_ULPS).substitute(fill)
         return string.Template(_INDUCTOR_MAIN.strip("\n")).substitute(values=values)
     if check == "fake":
@@ -328,7 +341,7 @@ def constants(check: str, spec: Spec, op: str) -> list[str]:
         f"OP_NAME = {literal(spec.label)}",
         f"AGREEMENT = {literal(agreement(check, spec))}",
     ]
-    if check in ("reference", "schema") or (check == "inductor" and not spec.bit_exact):
+    if check in ("reference", "schema") or (check == "compiled" and not spec.bit_exact):
         lines.append(f"BUDGET = {spec.ulp_budget}  # ULPs allowed against the reference")
     if check == "schema":
         declared = ", ".join(literal(name) for name in sorted(spec.declared_writes))

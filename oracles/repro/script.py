@@ -12,6 +12,7 @@ from pathlib import Path
 import torch
 
 from oracles.case import Case, View
+from oracles.modes import COMPILED, INDUCTOR
 from oracles.repro import checks
 from oracles.repro.cases import ALLOCATE, arguments_function, cases_table
 from oracles.repro.inliner import Inliner, join
@@ -20,17 +21,24 @@ from oracles.repro.values import comment, identifier, literal
 from oracles.signature import batch_signature
 from oracles.spec import Spec, SpecError
 
-CHECKS = ("reference", "fake", "schema", "inductor")
+CHECKS = ("reference", "fake", "schema", "compiled")
 
 
 def write_repro(
-    spec: Spec, check: str, cases: Sequence[Case], index: int, batched: bool, path: Path
+    spec: Spec,
+    check: str,
+    cases: Sequence[Case],
+    index: int,
+    batched: bool,
+    path: Path,
+    mode: str = INDUCTOR.name,
 ) -> Path:
-    """Write the standalone script for cases[index] failing `check` of `spec` to `path`
-    (creating parent folders), return path."""
+    """Write the standalone script for cases[index] failing `check` of `spec`
+    (the compiled check in Mode `mode`) to `path` (creating parent folders),
+    return path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_repro(spec, check, cases, index, batched))
+    path.write_text(render_repro(spec, check, cases, index, batched, mode))
     return path
 
 
@@ -43,10 +51,19 @@ def _copy_function(inliner: Inliner, fn: object, role: str) -> str | None:
     return inliner.name_of(fn, hint, f"the {role}")
 
 
-def render_repro(spec: Spec, check: str, cases: Sequence[Case], index: int, batched: bool) -> str:
+def render_repro(
+    spec: Spec,
+    check: str,
+    cases: Sequence[Case],
+    index: int,
+    batched: bool,
+    mode: str = INDUCTOR.name,
+) -> str:
     """The text of the script ``write_repro`` writes."""
     if check not in CHECKS:
         raise ValueError(f"unknown check {check!r}; the checks are {', '.join(CHECKS)}")
+    if mode not in COMPILED:
+        raise ValueError(f"unknown mode {mode!r}; the compiled Modes are {', '.join(COMPILED)}")
     if not 0 <= index < len(cases):
         raise IndexError(f"index {index} is outside the {len(cases)} Case(s)")
     try:
@@ -56,7 +73,7 @@ def render_repro(spec: Spec, check: str, cases: Sequence[Case], index: int, batc
             raise
         spec.prepare()
     batch = None
-    if check == "inductor" and batched and len(cases) > 1:
+    if check == "compiled" and batched and len(cases) > 1:
         batch = batch_signature(cases)
         run = list(cases[: index + 1])
     else:
@@ -72,12 +89,12 @@ def render_repro(spec: Spec, check: str, cases: Sequence[Case], index: int, batc
             raise RuntimeError(f"the suite's {obj.__qualname__} was copied under another name")
     suite_blocks = len(inliner.blocks)
     loading, op_expression, defining_module = op_loading(spec, inliner)
-    program = _copy_function(inliner, spec.program, "program") if check == "inductor" else None
+    program = _copy_function(inliner, spec.program, "program") if check == "compiled" else None
     reference = None
     if checks.needs_reference(check, spec):
         reference = _copy_function(inliner, spec.reference, "reference")
     fake_lines = []
-    if check in ("fake", "schema", "inductor") and spec.overload is not None:
+    if check in ("fake", "schema", "compiled") and spec.overload is not None:
         fake_lines = fake_registration(spec, inliner, defining_module)
     suite = join(inliner.blocks[:suite_blocks])
     code = inliner.code(suite_blocks)
@@ -106,7 +123,9 @@ def render_repro(spec: Spec, check: str, cases: Sequence[Case], index: int, batc
         taken.add(program)
     parameters = {name: identifier(name, taken, "buffer") for name in buffer_names}
 
-    out = [_header(spec, check, cases, index, batch is not None) + "\n\n" + _preamble(imports)]
+    out = [
+        _header(spec, check, mode, cases, index, batch is not None) + "\n\n" + _preamble(imports)
+    ]
     if inliner.problems:
         message = "could not recover " + "; ".join(inliner.problems)
         out.append(
@@ -115,8 +134,8 @@ def render_repro(spec: Spec, check: str, cases: Sequence[Case], index: int, batc
         )
     if loading:
         out.append("\n".join(loading) + "\n")
-    if check == "inductor":
-        out.append(checks.COMPILE_SETTINGS)
+    if check == "compiled":
+        out.append(checks.compile_settings(COMPILED[mode]))
     out.append("# --- The suite's verdicts and Findings, copied from its source ---\n\n\n" + suite)
     if code.strip():
         out.append("# --- The code under test, copied from its source ---\n\n\n" + code)
@@ -130,7 +149,7 @@ def render_repro(spec: Spec, check: str, cases: Sequence[Case], index: int, batc
         views = {n: v.buffer for n, v in case.args.items() if isinstance(v, View)}
         items = "".join(f"    {literal(n)}: {literal(b)},\n" for n, b in views.items())
         out.append(f"# Each tensor argument: the buffer it is a view of.\nVIEWS = {{\n{items}}}\n")
-    if check == "inductor":
+    if check == "compiled":
         params = ", ".join([parameters[n] for n in buffer_names] + size_names)
         out.append(
             f"def model({params}):\n"
@@ -150,9 +169,12 @@ def render_repro(spec: Spec, check: str, cases: Sequence[Case], index: int, batc
     return join(out) + "\n"
 
 
-def _header(spec: Spec, check: str, cases: Sequence[Case], index: int, batched: bool) -> str:
+def _header(
+    spec: Spec, check: str, mode: str, cases: Sequence[Case], index: int, batched: bool
+) -> str:
+    words = f"{check} ({mode})" if check == "compiled" else check
     header = (
-        f'Reproduces the "{check}" check of spec {spec.name!r} '
+        f'Reproduces the "{words}" check of spec {spec.name!r} '
         f"(op {spec.label}) failing on {cases[index].describe()}"
     )
     if batched:
