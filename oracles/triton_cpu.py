@@ -6,6 +6,11 @@ Triton's interpreter, so Inductor's Triton code generation (indexing, masks,
 the wrapper) is checked without a GPU. Bugs in Triton's own compiler are out
 of its reach.
 
+Triton reads ``TRITON_INTERPRET`` when a ``@triton.jit`` function is
+defined, its own library's included, so it must be set before ``triton`` is
+imported (Inductor imports it): ``oracles/__init__.py`` sets it on machines
+without CUDA, before any part of the suite imports torch's compiler.
+
 One shim makes it work: torch hashes the active Triton backend into its
 cache keys and asks Triton's driver for it, and without a GPU Triton has no
 active driver ("0 active drivers"). While the mode runs, the hash gets a
@@ -22,16 +27,28 @@ import os
 import warnings
 from collections.abc import Iterator
 
+import torch
 import torch.utils._triton as torch_triton
 
 # Stands in for the backend hash of the interpreter, which has no driver.
 INTERPRETER_HASH = "triton-interpreter-on-cpu"
 
 
+def interpret_by_default() -> None:
+    """Run Triton kernels in the interpreter where no GPU can run them."""
+    if not torch.cuda.is_available():
+        os.environ.setdefault("TRITON_INTERPRET", "1")
+
+
 def unavailable() -> str | None:
     """Why the Triton backend cannot run here, or None."""
     if importlib.util.find_spec("triton") is None:
         return "Triton is not installed: pip install triton (it installs on CPU-only machines)"
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        return (
+            "the Cases are CPU tensors and Triton's interpreter is off: set TRITON_INTERPRET=1 "
+            "before the run (a GPU machine does not set it by itself)"
+        )
     return None
 
 
@@ -61,11 +78,8 @@ except RuntimeError:
 
 @contextlib.contextmanager
 def interpreted() -> Iterator[None]:
-    """Triton kernels defined inside run in the interpreter, and torch's
-    backend hash works without a driver."""
-    previous_env = os.environ.get("TRITON_INTERPRET")
+    """torch's Triton backend hash works without a driver."""
     previous_hash = torch_triton.triton_hash_with_backend
-    os.environ["TRITON_INTERPRET"] = "1"
     if needs_shim():
         torch_triton.triton_hash_with_backend = lambda: INTERPRETER_HASH
     try:
@@ -76,7 +90,3 @@ def interpreted() -> Iterator[None]:
             yield
     finally:
         torch_triton.triton_hash_with_backend = previous_hash
-        if previous_env is None:
-            os.environ.pop("TRITON_INTERPRET", None)
-        else:
-            os.environ["TRITON_INTERPRET"] = previous_env

@@ -4,6 +4,8 @@ in the verdicts."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import torch
 import torch._inductor.config as inductor_config
@@ -17,6 +19,8 @@ from oracles.case import Buffer, Case, View
 from oracles.checks import CHECKS, check_compiled
 from oracles.compile import use_cache_root
 from oracles.modes import COMPILED, INDUCTOR, STAGES
+from oracles.sampling import sample
+from oracles.signature import batch_signature
 from oracles.spec import Spec
 from tests.zoo_helpers import needs_kernels, zoo_spec
 
@@ -113,6 +117,19 @@ def test_inductor_triton_runs_triton_kernels_in_the_interpreter(monkeypatch):
     assert findings == []
     assert any("@triton.jit" in source for source in code)
     assert launches  # the kernels ran, in the interpreter
+
+
+@pytest.mark.skipif(triton_cpu.unavailable() is not None, reason=str(triton_cpu.unavailable()))
+def test_inductor_triton_runs_dynamic_batches():
+    # Triton defines its own library's kernels as it is imported: the
+    # interpreter must be on before that, or a dynamic kernel's call into
+    # them fails ("Cannot call @triton.jit'd outside of the scope of a kernel").
+    assert os.environ["TRITON_INTERPRET"] == "1"
+    spec, mode = _spec("rotary_embedding_torch"), COMPILED["inductor_triton"]
+    [batch] = sample(spec.batches(3), 1)
+    shared = batch_signature(batch)
+    for case in batch:
+        assert not [f for f in check_compiled(spec, case, shared, mode) if f.blocking]
 
 
 @needs_kernels
