@@ -207,6 +207,9 @@ def run_property(
                         "program compiled with dynamic shapes)"
                     )
                 findings = the_check.judge(spec, case, batch, the_mode)
+                undeclared = {f.verdict for f in findings} - set(the_check.verdicts)
+                if undeclared:  # the suite's own mistake: its reports list each check's verdicts
+                    raise RuntimeError(f"the {check} check gave undeclared verdicts {undeclared}")
                 for finding in findings:
                     if not finding.blocking:
                         if currently_in_test_context():  # not so in a replay

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from oracles.checks import CHECKS
 from oracles.findings import Finding
 from reports.crashes import CrashReport
 
@@ -107,5 +108,13 @@ class JsonReport:
         )
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        report = {"torch": torch.__version__, "results": self.results}
+        checks = {
+            check.name: {
+                "compares": check.compares,
+                "modes": [mode.name for mode in check.modes],
+                "verdicts": list(check.verdicts),
+            }
+            for check in CHECKS.values()
+        }
+        report = {"torch": torch.__version__, "checks": checks, "results": self.results}
         self.path.write_text(json.dumps(report, indent=2) + "\n")

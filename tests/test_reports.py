@@ -26,7 +26,10 @@ def test_json_report_holds_the_findings_of_a_failing_check(tmp_path):
         cwd=CHECKOUT, capture_output=True, text=True,
     )  # fmt: skip
     assert result.returncode == 1, result.stdout[-2000:]
-    results = {r["check"]: r for r in json.loads(report.read_text())["results"]}
+    written = json.loads(report.read_text())
+    assert "inductor_triton" in written["checks"]["compiled"]["modes"]
+    assert "metadata" in written["checks"]["fake"]["verdicts"]
+    results = {r["check"]: r for r in written["results"]}
     assert results["reference"]["outcome"] == "passed"
     assert results["reference"]["findings"] == []
     assert results["reference"]["mode"] == "eager"
