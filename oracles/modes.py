@@ -70,9 +70,6 @@ class Mode:
         """Why this Mode cannot run ``spec`` here, or None."""
         return None
 
-    def __str__(self) -> str:
-        return self.name
-
 
 class Eager(Mode):
     name = "eager"
