@@ -9,8 +9,9 @@ import pytest
 import torch
 from hypothesis import strategies as st
 
-from families.rope.cases import rope_cases
+from families.rope.cases import fused_qkv_seed_case, rope_cases
 from oracles.case import Buffer, Case, View
+from oracles.checks import check_compiled
 from oracles.findings import CheckFailure
 from oracles.properties import run_property
 from oracles.reference import Expectation, exact
@@ -18,6 +19,8 @@ from oracles.spec import Spec
 from tests.zoo_helpers import CI, failure, needs_kernels, passes, zoo_spec
 
 pytestmark = needs_kernels
+
+SEED = fused_qkv_seed_case()
 
 
 def test_gemma4_fake_fake_verdict_reports_stride_and_aliasing():
@@ -74,12 +77,15 @@ def test_mirrored_fake_passes_fake_and_inductor_but_not_the_schema():
 def test_fake_variants_of_one_op_in_one_session_get_their_own_verdicts():
     # The cache trap: one op, its fake swapped between runs. A compiled graph
     # cached against the first fake must not judge the second, nor back.
+    # The seed's Case alone shows it: the search adds nothing to it.
     gemma4 = zoo_spec("rope_returns_inputs_gemma4_fake")
     mirrored = zoo_spec("rope_returns_inputs_mirrored_fake")
     assert gemma4.op == mirrored.op
-    assert "stride 6144==4096" in failure(gemma4, "compiled")
-    passes(mirrored, "compiled")
-    assert "stride 6144==4096" in failure(gemma4, "compiled")
+    for spec, wrong in ((gemma4, True), (mirrored, False), (gemma4, True)):
+        with spec.installed():
+            found = [f for f in check_compiled(spec, SEED) if f.blocking]
+        assert bool(found) == wrong, (spec.name, found)
+        assert not wrong or "stride 6144==4096" in found[0].message
 
 
 def test_undeclared_write_is_reported_by_the_schema_verdict():
@@ -89,9 +95,11 @@ def test_undeclared_write_is_reported_by_the_schema_verdict():
 
 
 def test_undeclared_write_is_eliminated_under_inductor_and_reported_as_harness_failure():
-    message = failure(zoo_spec("rope_undeclared_write"), "compiled")
-    assert "[harness] no verdict:" in message
-    assert "never ran in the program compiled by inductor" in message
+    spec = zoo_spec("rope_undeclared_write")
+    with spec.installed():
+        [finding] = check_compiled(spec, SEED)
+    assert finding.verdict == "harness" and finding.message.startswith("no verdict:")
+    assert "never ran in the program compiled by inductor" in finding.message
 
 
 def test_missing_fake_is_a_finding_not_a_crash():
@@ -99,7 +107,9 @@ def test_missing_fake_is_a_finding_not_a_crash():
     message = failure(spec, "fake")
     assert "has no fake (meta) implementation" in message
     assert '@torch.library.register_fake("conformance_zoo::rotary_embedding_no_fake")' in message
-    assert "has no fake (meta) implementation" in failure(spec, "compiled")
+    with spec.installed():
+        [finding] = check_compiled(spec, SEED)
+    assert finding.verdict == "fake" and "has no fake (meta) implementation" in finding.message
 
 
 def test_overrun_is_reported_as_a_write_outside_the_slice():
