@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 import torch
+from hypothesis import settings
 from hypothesis import strategies as st
 from torch.multiprocessing.reductions import StorageWeakRef
 
 from families.rope import reference
 from families.rope import specs as rope
 from families.rope.cases import fused_qkv_seed_case
+from oracles import checks
 from oracles.case import Buffer, Case, View
 from oracles.checks import case_dependent_aliasing, check_reference, check_schema
+from oracles.findings import Finding
 from oracles.modes import FAKE
+from oracles.properties import run_property
 from oracles.spec import Spec
 from tests.zoo_helpers import needs_kernels
 
@@ -83,3 +88,14 @@ def test_an_op_that_always_aliases_keeps_the_one_fix_advice():
     assert "declares no alias for it: annotate both as Tensor(a!) or return a clone" in str(
         found[0]
     )
+
+
+def test_a_finding_outside_its_checks_verdicts_is_the_suites_error(monkeypatch):
+    [spec] = [s for s in rope.SPECS if s.name == "rotary_embedding_torch"]
+    check = checks.CHECKS["reference"]
+    bogus = dataclasses.replace(check, judge=lambda *args: [Finding("bogus", "x")])
+    monkeypatch.setitem(checks.CHECKS, "reference", bogus)
+    with pytest.raises(RuntimeError, match="undeclared verdicts {'bogus'}"):
+        run_property(spec, "reference", settings(max_examples=1, database=None))
+    monkeypatch.setitem(checks.CHECKS, "reference", check)
+    run_property(spec, "reference", settings(max_examples=1, database=None))  # declared: silent
