@@ -23,10 +23,19 @@ def rope(
 
 
 def _rotate(positions, x, head_size, cache, is_neox) -> Expected:
-    rotary_dim = cache.shape[-1]
-    half = rotary_dim // 2
-    heads = x.to(torch.float64).reshape(*positions.shape, -1, head_size)
-    cos, sin = cache.to(torch.float64)[positions].unsqueeze(-2).split(half, -1)
+    cos, sin = cache.to(torch.float64)[positions].chunk(2, -1)
+    return rotate_heads(x, cos, sin, head_size, is_neox)
+
+
+def rotate_heads(
+    x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, head_size: int, is_neox: bool
+) -> Expected:
+    """``x``'s heads rotated in float64 by ``cos`` and ``sin`` (``[*tokens,
+    rotary_dim // 2]``, one pair per token and channel), in ``x``'s shape."""
+    half = cos.shape[-1]
+    rotary_dim = 2 * half
+    heads = x.to(torch.float64).reshape(*cos.shape[:-1], -1, head_size)
+    cos, sin = cos.to(torch.float64).unsqueeze(-2), sin.to(torch.float64).unsqueeze(-2)
     if is_neox:
         a, b = heads[..., :half], heads[..., half:rotary_dim]
     else:

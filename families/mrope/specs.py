@@ -1,0 +1,116 @@
+"""The MRoPE family: section selections and the multimodal rotary op as Specs.
+
+The selections move data, so eager, every compiled Mode and the float64
+reference agree bit for bit. The rotary op is judged against float64 within
+the rope family's ULP budget; between eager and compiled programs it is
+opaque, so bit-exact.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from families.mrope import cases, ops, reference
+from families.rope.specs import ROPE_ULP_BUDGET, consume_rotated, prepare_kernels
+from kernels import triton as triton_kernels
+from kernels.build import KernelsUnavailable
+from oracles.spec import Spec, Unavailable
+
+
+def prepare() -> None:
+    prepare_kernels()
+    try:
+        ops.register()
+    except KernelsUnavailable as error:
+        raise Unavailable(str(error)) from error
+
+
+def prepare_triton() -> None:
+    problem = triton_kernels.unavailable()
+    if problem is not None:
+        raise Unavailable(problem)
+    from families.mrope import triton_ops
+
+    triton_ops.register_triton()
+
+
+def selection_spec(name: str, op: Any, **fields: Any) -> Spec:
+    """A selection Spec: ``op(x, mrope_section[, interleaved])`` -> ``[T, half]``."""
+    with_interleaved = fields.pop("with_interleaved", False)
+    defaults = {
+        "cases": cases.selection_cases(with_interleaved),
+        "batches": functools.partial(cases.selection_batches, with_interleaved=with_interleaved),
+        "examples": cases.selection_examples(with_interleaved),
+        "families": ("mrope",),
+    }
+    return Spec(name=name, op=op, **{**defaults, **fields})
+
+
+def rotary_spec(name: str, op: str, **fields: Any) -> Spec:
+    """A Spec of the in-place rotary op, in the rope family's program."""
+    defaults = {
+        "cases": cases.mrope_cases(),
+        "batches": cases.mrope_batches,
+        "reference": reference.mrope_writes,
+        "ulp_budget": ROPE_ULP_BUDGET,
+        "program": consume_rotated,
+        "families": ("mrope",),
+        "examples": cases.MODEL_CASES,
+        "prepare": prepare,
+    }
+    return Spec(name=name, op=op, **{**defaults, **fields})
+
+
+def on_cuda(op: Callable) -> Callable:
+    """``op`` on CUDA copies of its tensor arguments, its writes copied back:
+    a CPU Case runs a native Triton kernel, as a model's graph would."""
+
+    def program(**args: Any) -> None:
+        moved = {k: v.cuda() if isinstance(v, torch.Tensor) else v for k, v in args.items()}
+        op(**moved)
+        for name in ("query", "key"):
+            args[name].copy_(moved[name])
+
+    program.__qualname__ = f"on_cuda({getattr(op, '__name__', op)})"
+    return program
+
+
+def prepare_native() -> None:
+    problem = triton_kernels.native_unavailable()
+    if problem is not None:
+        raise Unavailable(problem)
+    prepare_triton()
+
+
+SPECS = [
+    selection_spec(
+        "apply_interleaved_rope_slices",
+        ops.apply_interleaved_rope_slices,
+        reference=reference.interleaved_outputs,
+    ),
+    selection_spec(
+        "apply_interleaved_rope_where",
+        ops.apply_interleaved_rope_where,
+        reference=reference.interleaved_outputs,
+    ),
+    selection_spec(
+        "apply_chunked_sections", ops.apply_chunked_sections, reference=reference.chunked_outputs
+    ),
+    selection_spec(
+        "mrope_sections",
+        "conformance::mrope_sections",
+        reference=reference.sections_outputs,
+        with_interleaved=True,
+        prepare=prepare,
+    ),
+    rotary_spec("mrope_rotary_embedding", "conformance::mrope_rotary_embedding"),
+    rotary_spec(
+        "mrope_rotary_embedding_triton",
+        "conformance::mrope_rotary_embedding_triton",
+        prepare=prepare_triton,
+    ),
+]

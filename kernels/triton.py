@@ -1,0 +1,72 @@
+"""Triton reference kernels as torch ops, natively and in Triton's interpreter.
+
+With a GPU a Triton kernel enters as ``torch.library.triton_op``: its launch
+calls the kernel through ``wrap_triton``, so Inductor sees into it. In
+Triton's interpreter (no GPU: ``TRITON_INTERPRET=1``, set by
+``oracles/__init__.py``) ``wrap_triton`` would run the interpreted kernel on
+FakeTensors under ``torch.compile``, which fails ("Cannot access data pointer
+of Tensor"), so there the same launch enters as an opaque custom op with its
+own fake. The kernel, its launch and its Cases are the same on both paths.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Callable, Iterable
+
+import torch
+
+
+class TritonUnavailable(RuntimeError):
+    """Triton kernels cannot run here."""
+
+
+def unavailable() -> str | None:
+    """Why the Triton reference kernels cannot run on CPU tensors here, or None."""
+    if importlib.util.find_spec("triton") is None:
+        return "Triton is not installed: pip install triton (it installs on CPU-only machines)"
+    if not interpreted():
+        return (
+            "the Cases are CPU tensors and Triton's interpreter is off (a GPU machine does not "
+            "set TRITON_INTERPRET=1 by itself); the native Triton specs run these kernels there"
+        )
+    return None
+
+
+def interpreted() -> bool:
+    """Whether Triton kernels run in Triton's interpreter in this process."""
+    return os.environ.get("TRITON_INTERPRET") == "1"
+
+
+def native_unavailable() -> str | None:
+    """Why Triton kernels cannot run natively here, or None."""
+    if importlib.util.find_spec("triton") is None:
+        return "Triton is not installed: pip install triton"
+    if not torch.cuda.is_available():
+        return (
+            "no CUDA device: native Triton needs a GPU (the interpreted specs run the same "
+            "kernels here)"
+        )
+    if interpreted():
+        return "TRITON_INTERPRET=1 is set: Triton kernels run in the interpreter, not natively"
+    return None
+
+
+def register(
+    name: str,
+    launch: Callable[..., None],
+    *,
+    mutates_args: Iterable[str],
+    fake: Callable[..., None],
+) -> torch._ops.OpOverload:
+    """Register ``launch`` (which calls its kernels through ``wrap_triton``) as
+    op ``name``: a ``triton_op`` natively, an opaque custom op with ``fake``
+    in the interpreter."""
+    if interpreted():
+        op = torch.library.custom_op(name, launch, mutates_args=tuple(mutates_args))
+        op.register_fake(fake)
+    else:
+        op = torch.library.triton_op(name, launch, mutates_args=tuple(mutates_args))
+    namespace, _, op_name = name.partition("::")
+    return getattr(getattr(torch.ops, namespace), op_name).default
