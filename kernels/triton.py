@@ -58,15 +58,19 @@ def register(
     launch: Callable[..., None],
     *,
     mutates_args: Iterable[str],
-    fake: Callable[..., None],
+    fake: Callable[..., object] | None = None,
 ) -> torch._ops.OpOverload:
     """Register ``launch`` (which calls its kernels through ``wrap_triton``) as
     op ``name``: a ``triton_op`` natively, an opaque custom op with ``fake``
-    in the interpreter."""
+    in the interpreter (None: the op returns nothing, so the fake does too)."""
     if interpreted():
         op = torch.library.custom_op(name, launch, mutates_args=tuple(mutates_args))
-        op.register_fake(fake)
+        op.register_fake(fake or _returns_nothing)
     else:
         op = torch.library.triton_op(name, launch, mutates_args=tuple(mutates_args))
     namespace, _, op_name = name.partition("::")
     return getattr(getattr(torch.ops, namespace), op_name).default
+
+
+def _returns_nothing(*args: object, **kwargs: object) -> None:
+    return None

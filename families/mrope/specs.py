@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from families.mrope import cases, ops, reference
-from families.rope.specs import ROPE_ULP_BUDGET, consume_rotated, prepare_kernels
+from families.rope.specs import ROPE_ULP_BUDGET, consume_rotated, prepare_kernels, triton_prepare
 from kernels import triton as triton_kernels
 from kernels.build import KernelsUnavailable
 from oracles.spec import Spec, Unavailable
@@ -27,15 +27,6 @@ def prepare() -> None:
         ops.register()
     except KernelsUnavailable as error:
         raise Unavailable(str(error)) from error
-
-
-def prepare_triton() -> None:
-    problem = triton_kernels.unavailable()
-    if problem is not None:
-        raise Unavailable(problem)
-    from families.mrope import triton_ops
-
-    triton_ops.register_triton()
 
 
 def selection_spec(name: str, op: Any, **fields: Any) -> Spec:
@@ -83,7 +74,7 @@ def prepare_native() -> None:
     problem = triton_kernels.native_unavailable()
     if problem is not None:
         raise Unavailable(problem)
-    prepare_triton()
+    triton_prepare("families.mrope.triton_ops")()
 
 
 SPECS = [
@@ -111,6 +102,6 @@ SPECS = [
     rotary_spec(
         "mrope_rotary_embedding_triton",
         "conformance::mrope_rotary_embedding_triton",
-        prepare=prepare_triton,
+        prepare=triton_prepare("families.mrope.triton_ops"),
     ),
 ]

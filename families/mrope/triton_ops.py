@@ -10,7 +10,7 @@ import functools
 
 import torch
 
-from families.mrope.ops import no_output_fake, section_rows
+from families.mrope.ops import section_rows
 from families.rope.triton_kernels import rotate
 from kernels import triton as triton_kernels
 
@@ -69,5 +69,37 @@ def register_triton() -> None:
         "conformance::mrope_rotary_embedding_triton",
         mrope_rotary_embedding_triton,
         mutates_args=("query", "key"),
-        fake=no_output_fake,
+    )
+
+
+def mrope_rotary_embedding_triton_whole_blocks(
+    positions: torch.Tensor,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    head_size: int,
+    cos_sin_cache: torch.Tensor,
+    mrope_section: list[int],
+    interleaved: bool,
+    is_neox: bool,
+) -> None:
+    rotate_mrope(
+        positions,
+        query,
+        key,
+        head_size,
+        cos_sin_cache,
+        mrope_section,
+        interleaved,
+        is_neox,
+        whole_blocks_only=True,
+    )
+
+
+@functools.cache
+def register_zoo() -> None:
+    """The zoo's Triton op: its token mask counts whole blocks only (once)."""
+    triton_kernels.register(
+        "conformance_zoo::mrope_rotary_embedding_triton_whole_blocks",
+        mrope_rotary_embedding_triton_whole_blocks,
+        mutates_args=("query", "key"),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -10,6 +11,7 @@ import torch
 
 from families.rope import ops, reference
 from families.rope.cases import DTYPES, fused_qkv_seed_case, rope_batches, rope_cases
+from kernels import triton as triton_kernels
 from kernels.build import KernelsUnavailable
 from oracles.domain import Domain
 from oracles.spec import Spec, Unavailable
@@ -26,6 +28,19 @@ def prepare_kernels() -> None:
         ops.register()
     except KernelsUnavailable as error:
         raise Unavailable(str(error)) from error
+
+
+def triton_prepare(module: str, register: str = "register_triton") -> Callable[[], None]:
+    """A prepare that calls ``module.register`` (which registers Triton ops),
+    or skips with the reason Triton cannot run here (the module imports Triton)."""
+
+    def prepare() -> None:
+        problem = triton_kernels.unavailable()
+        if problem is not None:
+            raise Unavailable(problem)
+        getattr(importlib.import_module(module), register)()
+
+    return prepare
 
 
 def consume_rotated(op: Callable, **args: Any) -> torch.Tensor:
@@ -71,6 +86,14 @@ SPECS = [
         "rotary_embedding_functional",
         "conformance::rotary_embedding_functional",
         domain=Domain(dtypes=DTYPES),
+    ),
+    # The C++ rotary_embedding ported to Triton: the same Cases and verdicts.
+    rope_spec(
+        "rotary_embedding_triton",
+        "conformance::rotary_embedding_triton",
+        reference=reference.rope_writes,
+        optional_key=True,
+        prepare=triton_prepare("families.rope.triton_ops"),
     ),
     rope_spec("rotary_embedding_torch", ops.rotary_embedding_torch, bit_exact=False, prepare=None),
 ]
