@@ -82,7 +82,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="NAMES",
         help="the compiled Modes to run, comma-separated, or 'all' (default: the "
-        "Hypothesis profile's; see the README)",
+        "Hypothesis profile's; see the README); an injected compiler fault runs only "
+        "where named",
     )
     parser.addoption(
         "--fresh-caches",
@@ -115,9 +116,11 @@ def pytest_configure(config: pytest.Config) -> None:
     selected_modes(config)  # a misspelt --modes stops the run here
 
 
-def selected_modes(config: pytest.Config) -> set[str]:
-    """The compiled Modes this run selects: --modes, else the profile's."""
+def selected_modes(config: pytest.Config) -> list[str]:
+    """The compiled Modes this run selects: --modes, else the profile's; an
+    injected compiler fault only where --modes names it."""
     from oracles.modes import COMPILED
+    from suites.catalog import fault_modes
 
     option = config.getoption("--modes")
     chosen = (
@@ -126,13 +129,15 @@ def selected_modes(config: pytest.Config) -> set[str]:
         else PROFILE_MODES.get(settings.get_current_profile_name(), "all")
     )
     if chosen == "all" or chosen == ["all"]:
-        return set(COMPILED)
-    unknown = sorted(set(chosen) - set(COMPILED))
+        return list(COMPILED)
+    faults = fault_modes()
+    unknown = sorted(set(chosen) - set(COMPILED) - set(faults))
     if unknown:
         raise pytest.UsageError(
-            f"--modes: no Mode {', '.join(unknown)}; the compiled Modes are {', '.join(COMPILED)}"
+            f"--modes: no Mode {', '.join(unknown)}; the compiled Modes are "
+            f"{', '.join(COMPILED)}; the injected compiler faults are {', '.join(faults)}"
         )
-    return set(chosen)
+    return [m for m in (*COMPILED, *faults) if m in chosen]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -142,8 +147,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     specs = [s for s in metafunc.config.stash[_SPECS] if check.applies(s)]
     modes = [m.name for m in check.modes]
     if len(modes) > 1:
-        chosen = selected_modes(metafunc.config)
-        modes = [m for m in modes if m in chosen]
+        modes = selected_modes(metafunc.config)
     params = [
         pytest.param(spec, mode, id=spec.id if len(check.modes) == 1 else f"{spec.id}-{mode}")
         for spec in specs

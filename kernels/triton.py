@@ -72,5 +72,28 @@ def register(
     return getattr(getattr(torch.ops, namespace), op_name).default
 
 
+def on_cuda(name: str, writes: tuple[str, ...]) -> Callable[..., None]:
+    """Op ``name`` (``namespace::op``, resolved when called) on CUDA copies of
+    a CPU Case's tensors, with their strides, its ``writes`` copied back: a
+    CPU Case runs a native Triton kernel, in eager and compiled programs alike."""
+    namespace, _, op_name = name.partition("::")
+
+    def native(**args: object) -> None:
+        op = getattr(getattr(torch.ops, namespace), op_name).default
+        moved = {k: _to_cuda(v) if isinstance(v, torch.Tensor) else v for k, v in args.items()}
+        op(**moved)
+        for written in writes:
+            if isinstance(args[written], torch.Tensor):
+                args[written].copy_(moved[written])
+
+    native.__name__ = native.__qualname__ = f"{op_name}_on_cuda"
+    return native
+
+
+def _to_cuda(tensor: torch.Tensor) -> torch.Tensor:
+    copy = torch.empty_strided(tensor.shape, tensor.stride(), dtype=tensor.dtype, device="cuda")
+    return copy.copy_(tensor)
+
+
 def _returns_nothing(*args: object, **kwargs: object) -> None:
     return None

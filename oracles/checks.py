@@ -257,7 +257,7 @@ def stage_at_fault(
     blame = (
         " (which alone trusts the op's fake for strides and aliasing: the fake check "
         "tells whether the fake is to blame)"
-        if mode.backend == "inductor"
+        if mode.backend == "inductor" and spec.overload is not None
         else ""
     )
     return Finding(

@@ -46,7 +46,7 @@ from hypothesis.control import currently_in_test_context
 from oracles.case import Case, CaseError
 from oracles.checks import CHECKS, Check
 from oracles.findings import CheckFailure, ConformanceFailure, Finding
-from oracles.modes import INDUCTOR
+from oracles.modes import INDUCTOR, Mode
 from oracles.signature import batch_signature, signature_of
 from oracles.spec import Spec, SpecError, Unavailable
 
@@ -160,7 +160,7 @@ def run_property(
     spec: Spec,
     check: str,
     base: settings | None = None,
-    mode: str | None = None,
+    mode: str | Mode | None = None,
     on_finding: Callable[[Finding, str], None] | None = None,
     batch_size: int = BATCH_SIZE,
     repro: ReproOptions | None = None,
@@ -170,7 +170,8 @@ def run_property(
 ) -> None:
     """Run ``check`` on the spec's examples, then on generated Cases (or on
     the Cases of ``replay`` alone), in the check's Mode called ``mode`` (by
-    default its first); raise CheckFailure on blocking Findings, and
+    default its first), or in the Mode ``mode`` itself (an injected compiler
+    fault, which no check lists); raise CheckFailure on blocking Findings, and
     Unavailable when the Mode cannot run the spec here.
 
     ``on_finding(finding, case)`` sees every non-blocking Finding, and the
@@ -180,7 +181,7 @@ def run_property(
     word of the Case that killed it.
     """
     the_check = CHECKS[check]
-    the_mode = the_check.mode(mode)
+    the_mode = mode if isinstance(mode, Mode) else the_check.mode(mode)
     why = the_mode.unavailable(spec)
     if why is not None:
         raise Unavailable(why)
@@ -254,7 +255,7 @@ def run_property(
             for number, failure in enumerate(failures, 1):
                 if repro is not None:
                     number = number if len(failures) > 1 else 0
-                    _write_repro(spec, the_check, the_mode.name, failure, repro, number)
+                    _write_repro(spec, the_check, the_mode, failure, repro, number)
                 for finding in failure.findings:
                     if finding.blocking and on_finding is not None:
                         on_finding(finding, failure.case)
@@ -311,14 +312,14 @@ def _leaves(error: BaseException) -> list[BaseException]:
 def _write_repro(
     spec: Spec,
     check: Check,
-    mode: str,
+    mode: Mode,
     failure: ConformanceFailure,
     repro: ReproOptions,
     number: int,
 ) -> None:
-    words = check.name if len(check.modes) == 1 else f"{check.name}-{mode}"
+    words = check.name if len(check.modes) == 1 else f"{check.name}-{mode.name}"
     stem = f"{spec.name}-{words}" + (f"-{number}" if number else "")
-    replay = Replay(spec.name, check.name, failure.cases, failure.index, failure.batched, mode)
+    replay = Replay(spec.name, check.name, failure.cases, failure.index, failure.batched, mode.name)
     cases_file = replay.save(repro.folder / f"{stem}.cases")
     failure.rerun = f"{repro.rerun} --replay={shown(cases_file)}"
     try:
@@ -332,7 +333,7 @@ def _write_repro(
                 failure.index,
                 failure.batched,
                 repro.folder / f"{stem}.py",
-                mode if check.name == "compiled" else INDUCTOR.name,
+                mode if check.name == "compiled" else INDUCTOR,
             )
         )
     except Exception as error:  # a repro that cannot be written must not hide the failure

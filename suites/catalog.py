@@ -1,7 +1,9 @@
 """The built-in catalog: the Specs of every family, found, not listed.
 
 A family is a package under ``families/``; its ``specs`` module holds the
-catalog's Specs and its ``zoo`` module, if any, its known-bad ones.
+catalog's Specs and its ``zoo`` module, if any, its known-bad ones, and in
+``FAULT_MODES`` any injected compiler faults: compiled Modes a run uses only
+when it names them (``--modes=<name>``), never in a profile.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import pkgutil
 from types import ModuleType
 
 import families
+from oracles.modes import Compiled
 from oracles.spec import Spec, validate
 
 
@@ -30,3 +33,10 @@ def specs_of(module: str) -> list[Spec]:
 
 def builtin_specs() -> list[Spec]:
     return specs_of("specs")
+
+
+def fault_modes() -> dict[str, Compiled]:
+    """Every family's injected compiler faults, by name."""
+    return {
+        mode.name: mode for m in family_modules("zoo") for mode in getattr(m, "FAULT_MODES", ())
+    }

@@ -20,6 +20,7 @@ from oracles.findings import CheckFailure
 from oracles.properties import BATCH_SIZE, Replay, ReproOptions, run_property
 from oracles.spec import Spec, Unavailable
 from reports.crashes import running_file
+from suites.catalog import fault_modes
 
 
 def _run(
@@ -39,16 +40,18 @@ def _run(
                 f"--replay holds Cases of the {replay.check} check of {replay.spec} "
                 f"in the {replay.mode} mode"
             )
+    fault = fault_modes().get(mode)
     rerun = " ".join(
         ["pytest", shlex.quote(request.node.nodeid)]
         + [shlex.quote(f"--specs={target}") for target in config.getoption("--specs")]
+        + ([f"--modes={mode}"] if fault is not None else [])
     )
     failure = None
     try:
         run_property(
             spec,
             check,
-            mode=mode,
+            mode=fault or mode,
             on_finding=record_finding,
             batch_size=config.getoption("--batch-size") or BATCH_SIZE,
             repro=ReproOptions(config.getoption("--repro-dir"), rerun),

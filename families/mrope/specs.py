@@ -9,13 +9,16 @@ opaque, so bit-exact.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from typing import Any
 
-import torch
-
 from families.mrope import cases, ops, reference
-from families.rope.specs import ROPE_ULP_BUDGET, consume_rotated, prepare_kernels, triton_prepare
+from families.rope.specs import (
+    ROPE_ULP_BUDGET,
+    consume_rotated,
+    prepare_kernels,
+    prepare_native,
+    triton_prepare,
+)
 from kernels import triton as triton_kernels
 from kernels.build import KernelsUnavailable
 from oracles.spec import Spec, Unavailable
@@ -56,27 +59,6 @@ def rotary_spec(name: str, op: str, **fields: Any) -> Spec:
     return Spec(name=name, op=op, **{**defaults, **fields})
 
 
-def on_cuda(op: Callable) -> Callable:
-    """``op`` on CUDA copies of its tensor arguments, its writes copied back:
-    a CPU Case runs a native Triton kernel, as a model's graph would."""
-
-    def program(**args: Any) -> None:
-        moved = {k: v.cuda() if isinstance(v, torch.Tensor) else v for k, v in args.items()}
-        op(**moved)
-        for name in ("query", "key"):
-            args[name].copy_(moved[name])
-
-    program.__qualname__ = f"on_cuda({getattr(op, '__name__', op)})"
-    return program
-
-
-def prepare_native() -> None:
-    problem = triton_kernels.native_unavailable()
-    if problem is not None:
-        raise Unavailable(problem)
-    triton_prepare("families.mrope.triton_ops")()
-
-
 SPECS = [
     selection_spec(
         "apply_interleaved_rope_slices",
@@ -103,5 +85,11 @@ SPECS = [
         "mrope_rotary_embedding_triton",
         "conformance::mrope_rotary_embedding_triton",
         prepare=triton_prepare("families.mrope.triton_ops"),
+    ),
+    # The same kernel natively, as a triton_op Inductor sees into (GPU only).
+    rotary_spec(
+        "mrope_rotary_embedding_triton_native",
+        triton_kernels.on_cuda("conformance::mrope_rotary_embedding_triton", ("query", "key")),
+        prepare=prepare_native("families.mrope.triton_ops"),
     ),
 ]

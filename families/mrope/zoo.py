@@ -7,6 +7,9 @@
 - ``conformance_zoo::mrope_rotary_embedding_triton_whole_blocks`` is the
   catalog's Triton kernel with a token mask that counts whole blocks only: a
   token count that is not a multiple of the block leaves its tail unrotated.
+- ``inductor_shifted_slice_scatter`` is an injected compiler fault, seed
+  004's miscompile on the CPU (see ``faults.py``): the old
+  ``apply_interleaved_rope`` fails in it, the ``torch.where`` form passes.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import functools
 import torch
 
 from families.mrope import reference
+from families.mrope.faults import SHIFTED_SLICE_SCATTER
 from families.mrope.specs import rotary_spec, selection_spec
 from families.rope.specs import triton_prepare
 from kernels.build import KernelsUnavailable, load_kernels
@@ -61,3 +65,5 @@ SPECS = [
         examples=(),
     ),
 ]
+
+FAULT_MODES = (SHIFTED_SLICE_SCATTER,)

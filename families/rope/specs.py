@@ -30,17 +30,29 @@ def prepare_kernels() -> None:
         raise Unavailable(str(error)) from error
 
 
-def triton_prepare(module: str, register: str = "register_triton") -> Callable[[], None]:
+def triton_prepare(
+    module: str,
+    register: str = "register_triton",
+    unavailable: Callable[[], str | None] = triton_kernels.unavailable,
+) -> Callable[[], None]:
     """A prepare that calls ``module.register`` (which registers Triton ops),
-    or skips with the reason Triton cannot run here (the module imports Triton)."""
+    or skips with the reason ``unavailable`` gives (the module imports Triton).
+    By default the Triton kernels run on the Cases' CPU tensors in Triton's
+    interpreter."""
 
     def prepare() -> None:
-        problem = triton_kernels.unavailable()
+        problem = unavailable()
         if problem is not None:
             raise Unavailable(problem)
         getattr(importlib.import_module(module), register)()
 
     return prepare
+
+
+def prepare_native(module: str) -> Callable[[], None]:
+    """A prepare for a native Triton Spec: skips with the reason where no GPU
+    runs Triton natively."""
+    return triton_prepare(module, unavailable=triton_kernels.native_unavailable)
 
 
 def consume_rotated(op: Callable, **args: Any) -> torch.Tensor:
@@ -94,6 +106,14 @@ SPECS = [
         reference=reference.rope_writes,
         optional_key=True,
         prepare=triton_prepare("families.rope.triton_ops"),
+    ),
+    # The same kernel natively, as a triton_op Inductor sees into (GPU only).
+    rope_spec(
+        "rotary_embedding_triton_native",
+        triton_kernels.on_cuda("conformance::rotary_embedding_triton", ("query", "key")),
+        reference=reference.rope_writes,
+        optional_key=True,
+        prepare=prepare_native("families.rope.triton_ops"),
     ),
     rope_spec("rotary_embedding_torch", ops.rotary_embedding_torch, bit_exact=False, prepare=None),
 ]

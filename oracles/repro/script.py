@@ -12,7 +12,7 @@ from pathlib import Path
 import torch
 
 from oracles.case import Case, View
-from oracles.modes import COMPILED, INDUCTOR
+from oracles.modes import COMPILED, INDUCTOR, Compiled
 from oracles.repro import checks
 from oracles.repro.cases import ALLOCATE, arguments_function, cases_table
 from oracles.repro.inliner import Inliner, join
@@ -31,7 +31,7 @@ def write_repro(
     index: int,
     batched: bool,
     path: Path,
-    mode: str = INDUCTOR.name,
+    mode: str | Compiled = INDUCTOR.name,
 ) -> Path:
     """Write the standalone script for cases[index] failing `check` of `spec`
     (the compiled check in Mode `mode`) to `path` (creating parent folders),
@@ -57,13 +57,16 @@ def render_repro(
     cases: Sequence[Case],
     index: int,
     batched: bool,
-    mode: str = INDUCTOR.name,
+    mode: str | Compiled = INDUCTOR.name,
 ) -> str:
-    """The text of the script ``write_repro`` writes."""
+    """The text of the script ``write_repro`` writes; ``mode``: a compiled
+    Mode or its name."""
     if check not in CHECKS:
         raise ValueError(f"unknown check {check!r}; the checks are {', '.join(CHECKS)}")
-    if mode not in COMPILED:
-        raise ValueError(f"unknown mode {mode!r}; the compiled Modes are {', '.join(COMPILED)}")
+    if isinstance(mode, str):
+        if mode not in COMPILED:
+            raise ValueError(f"unknown mode {mode!r}; the compiled Modes are {', '.join(COMPILED)}")
+        mode = COMPILED[mode]
     if not 0 <= index < len(cases):
         raise IndexError(f"index {index} is outside the {len(cases)} Case(s)")
     try:
@@ -135,7 +138,7 @@ def render_repro(
     if loading:
         out.append("\n".join(loading) + "\n")
     if check == "compiled":
-        out.append(checks.compile_settings(COMPILED[mode]))
+        out.append(checks.compile_settings(mode))
     out.append("# --- The suite's verdicts and Findings, copied from its source ---\n\n\n" + suite)
     if code.strip():
         out.append("# --- The code under test, copied from its source ---\n\n\n" + code)
@@ -170,9 +173,9 @@ def render_repro(
 
 
 def _header(
-    spec: Spec, check: str, mode: str, cases: Sequence[Case], index: int, batched: bool
+    spec: Spec, check: str, mode: Compiled, cases: Sequence[Case], index: int, batched: bool
 ) -> str:
-    words = f"{check} ({mode})" if check == "compiled" else check
+    words = f"{check} ({mode.name})" if check == "compiled" else check
     header = (
         f'Reproduces the "{words}" check of spec {spec.name!r} '
         f"(op {spec.label}) failing on {cases[index].describe()}"
