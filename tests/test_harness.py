@@ -12,6 +12,7 @@ from families.rope.cases import fused_qkv_seed_case
 from oracles.checks import check_compiled
 from oracles.compile import RECOMPILE_LIMIT, CompiledProgram
 from oracles.modes import INDUCTOR
+from oracles.spec import Unavailable
 from tests.zoo_helpers import needs_kernels
 
 SEED = fused_qkv_seed_case()
@@ -103,8 +104,11 @@ def test_a_graph_break_fails_instead_of_falling_back_to_eager():
 @needs_kernels
 def test_catalog_specs_pass_on_the_seed_case():
     for spec in rope.SPECS:
-        if spec.prepare:
-            spec.prepare()
+        try:
+            if spec.prepare:
+                spec.prepare()
+        except Unavailable:  # native Triton without a GPU
+            continue
         assert check_compiled(spec, SEED) == [], spec.name
 
 

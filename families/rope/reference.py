@@ -16,15 +16,11 @@ def rope(
     is_neox: bool,
 ) -> tuple[Expected, Expected | None]:
     """Rotary embedding of query and key (if any) in float64, in their own shapes."""
+    cos, sin = cos_sin_cache.to(torch.float64)[positions].chunk(2, -1)
     return (
-        _rotate(positions, query, head_size, cos_sin_cache, is_neox),
-        None if key is None else _rotate(positions, key, head_size, cos_sin_cache, is_neox),
+        rotate_heads(query, cos, sin, head_size, is_neox),
+        None if key is None else rotate_heads(key, cos, sin, head_size, is_neox),
     )
-
-
-def _rotate(positions, x, head_size, cache, is_neox) -> Expected:
-    cos, sin = cache.to(torch.float64)[positions].chunk(2, -1)
-    return rotate_heads(x, cos, sin, head_size, is_neox)
 
 
 def rotate_heads(
