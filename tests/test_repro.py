@@ -214,11 +214,11 @@ def test_code_whose_source_is_lost_stops_the_script_saying_so():
 
 
 def test_the_reference_and_its_helpers_are_copied_under_names_that_do_not_clash():
-    # The pure-PyTorch rope and the float64 reference each have a helper named _rotate.
+    # The pure-PyTorch rope and the float64 reference each have a helper named rotate_heads.
     [spec] = [s for s in rope.SPECS if s.name == "rotary_embedding_torch"]
     text = render_repro(spec, "compiled", [fused_qkv_seed_case()], 0, False)
     assert "SystemExit" not in text
-    assert "def _rotate(" in text and "def _rotate_reference(" in text
+    assert "def rotate_heads(" in text and "def rotate_heads_reference(" in text
     assert "def ulp_error(" in text and "class Expected:" in text
     assert "the compiled program is within 2 ULP of the float64 program" in text
     compile(text, "repro.py", "exec")

@@ -114,9 +114,11 @@ def test_k_selects_by_family_and_by_spec_name():
 
 
 def test_k_selects_a_mode_and_profiles_choose_modes():
-    triton = _pytest("-k", "triton").stdout
+    triton = _pytest("-k", "inductor_triton").stdout
     assert "test_compiled[rope-rotary_embedding-inductor_triton]" in triton
     assert "-inductor]" not in triton and "test_fake" not in triton
+    # -k triton also selects the Triton kernels' specs, in every check.
+    assert "test_fake[rope-rotary_embedding_triton]" in _pytest("-k", "triton").stdout
     no_asserts = _pytest("-k", "no_size_asserts").stdout
     assert "test_compiled[rope-rotary_embedding_functional-inductor_no_size_asserts]" in no_asserts
     # The ci profile runs its own Modes; --modes chooses others.

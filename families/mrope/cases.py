@@ -178,11 +178,13 @@ class MRopeModel:
 
 @st.composite
 def mrope_models(draw: st.DrawFn, s: MRopeStructure) -> MRopeModel:
-    # Full rotary, or partial (rotary 64 of 128 or 256; 78 of 80), or any even width.
+    # Full rotary, a real model's rotary width (64 of 128 or 256, 78 of 80),
+    # or any even width.
+    model_widths = [2 * half for half in MODEL_SECTIONS if 2 * half <= s.head_size]
     rotary_dim = draw(
         st.one_of(
             st.just(s.head_size),
-            st.just(s.head_size - 2 if s.head_size == 80 else 64),
+            st.sampled_from(model_widths),
             st.integers(3, s.head_size // 2).map(lambda half: 2 * half),
         )
     )

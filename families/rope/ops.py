@@ -36,12 +36,15 @@ def rotary_embedding_torch(
     """What model code runs when no kernel is present: fresh rotated tensors."""
     cos, sin = cos_sin_cache[positions].unsqueeze(-2).chunk(2, dim=-1)
     return (
-        _rotate(query, cos, sin, head_size, is_neox),
-        _rotate(key, cos, sin, head_size, is_neox),
+        rotate_heads(query, cos, sin, head_size, is_neox),
+        rotate_heads(key, cos, sin, head_size, is_neox),
     )
 
 
-def _rotate(x, cos, sin, head_size, is_neox):
+def rotate_heads(
+    x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, head_size: int, is_neox: bool
+) -> torch.Tensor:
+    """``x``'s heads rotated by ``cos`` and ``sin`` in ``x``'s own dtype."""
     rotary_dim = cos.shape[-1] * 2
     heads = x.unflatten(-1, (-1, head_size)) if x.dim() == 2 else x
     rot, passed = heads[..., :rotary_dim], heads[..., rotary_dim:]
