@@ -1,6 +1,6 @@
 """The rotary embedding in Triton: one kernel for rope and mrope.
 
-Each program rotates one head of ``BLOCK_T`` tokens. Every channel ``j`` of
+Each program rotates every head of ``BLOCK_T`` tokens. Every channel ``j`` of
 the rotary half takes its cos and sin from the cache row at the position in
 row ``rows[j]`` of ``positions``: one row for rope, three (temporal, height,
 width) for mrope, whose sections the launcher turns into ``rows``. Like the
@@ -18,7 +18,7 @@ from torch.library import wrap_triton
 
 # Tokens per program: small, so that token counts that are not a multiple of
 # it (the masked tail) are common among the Cases.
-BLOCK_T = 4
+BLOCK_T = 8
 
 
 @triton.jit
@@ -29,6 +29,7 @@ def _rotate_kernel(
     cache_ptr,
     num_tokens,
     inner,
+    num_heads,
     x_outer_stride,
     x_inner_stride,
     head_stride,
@@ -39,20 +40,22 @@ def _rotate_kernel(
     cache_col_stride,
     HALF: tl.constexpr,
     HALF_PAD: tl.constexpr,
+    HEADS_PAD: tl.constexpr,
     BLOCK: tl.constexpr,
     IS_NEOX: tl.constexpr,
     WHOLE_BLOCKS_ONLY: tl.constexpr,
 ):
+    # Axes: tokens [BLOCK], heads [HEADS_PAD], channels of the rotary half [HALF_PAD].
     tokens = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    head = tl.program_id(1)
+    heads = tl.arange(0, HEADS_PAD)
+    channels = tl.arange(0, HALF_PAD)
     if WHOLE_BLOCKS_ONLY:
         # The zoo's mask: it counts whole blocks, so a tail of fewer than
         # BLOCK tokens is never rotated.
         limit = num_tokens - num_tokens % BLOCK
     else:
         limit = num_tokens
-    channels = tl.arange(0, HALF_PAD)
-    mask = (tokens < limit)[:, None] & (channels < HALF)[None, :]
+    pair_mask = (tokens < limit)[:, None] & (channels < HALF)[None, :]
     outer = tokens // inner
     within = tokens % inner
     rows = tl.load(rows_ptr + channels, mask=channels < HALF, other=0)
@@ -60,25 +63,31 @@ def _rotate_kernel(
         positions_ptr
         + rows[None, :] * pos_row_stride
         + (outer * pos_outer_stride + within * pos_inner_stride)[:, None],
-        mask=mask,
+        mask=pair_mask,
         other=0,
     )
     cos_ptr = cache_ptr + position * cache_row_stride + channels[None, :] * cache_col_stride
-    cos = tl.load(cos_ptr, mask=mask, other=0).to(tl.float32)
-    sin = tl.load(cos_ptr + HALF * cache_col_stride, mask=mask, other=0).to(tl.float32)
+    cos = tl.load(cos_ptr, mask=pair_mask, other=0).to(tl.float32)[:, None, :]
+    sin = tl.load(cos_ptr + HALF * cache_col_stride, mask=pair_mask, other=0)
+    sin = sin.to(tl.float32)[:, None, :]
     if IS_NEOX:
         a_offset = channels
         b_offset = channels + HALF
     else:
         a_offset = 2 * channels
         b_offset = 2 * channels + 1
-    base = x_ptr + (outer * x_outer_stride + within * x_inner_stride)[:, None] + head * head_stride
-    a = tl.load(base + a_offset[None, :], mask=mask, other=0)
-    b = tl.load(base + b_offset[None, :], mask=mask, other=0)
+    mask = pair_mask[:, None, :] & (heads < num_heads)[None, :, None]
+    base = (
+        x_ptr
+        + (outer * x_outer_stride + within * x_inner_stride)[:, None, None]
+        + (heads * head_stride)[None, :, None]
+    )
+    a = tl.load(base + a_offset[None, None, :], mask=mask, other=0)
+    b = tl.load(base + b_offset[None, None, :], mask=mask, other=0)
     af = a.to(tl.float32)
     bf = b.to(tl.float32)
-    tl.store(base + a_offset[None, :], (af * cos - bf * sin).to(a.dtype), mask=mask)
-    tl.store(base + b_offset[None, :], (bf * cos + af * sin).to(a.dtype), mask=mask)
+    tl.store(base + a_offset[None, None, :], (af * cos - bf * sin).to(a.dtype), mask=mask)
+    tl.store(base + b_offset[None, None, :], (bf * cos + af * sin).to(a.dtype), mask=mask)
 
 
 def _heads(x: torch.Tensor, name: str, head_size: int) -> tuple[int, ...]:
@@ -129,7 +138,7 @@ def rotate(
     half = rotary_dim // 2
     if tokens == 0 or heads == 0:
         return
-    grid = (triton.cdiv(tokens, BLOCK_T), heads)
+    grid = (triton.cdiv(tokens, BLOCK_T),)
     wrap_triton(_rotate_kernel)[grid](
         x,
         positions,
@@ -137,6 +146,7 @@ def rotate(
         cos_sin_cache,
         tokens,
         inner,
+        heads,
         outer_stride,
         inner_stride,
         head_stride,
@@ -147,6 +157,7 @@ def rotate(
         cos_sin_cache.stride(1),
         HALF=half,
         HALF_PAD=triton.next_power_of_2(half),
+        HEADS_PAD=triton.next_power_of_2(heads),
         BLOCK=BLOCK_T,
         IS_NEOX=is_neox,
         WHOLE_BLOCKS_ONLY=whole_blocks_only,
