@@ -6,10 +6,14 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
+
+if TYPE_CHECKING:
+    from oracles.spec import Spec
 
 pytest_plugins = ["reports.plugin"]
 
@@ -30,7 +34,7 @@ settings.register_profile(
 settings.load_profile("dev")
 
 # The compiled Modes each profile runs (the other checks have one Mode each).
-# dev runs every Mode, so `-k triton` selects one on a laptop; ci runs those
+# dev runs every Mode, so `-k inductor_triton` selects one on a laptop; ci runs those
 # that catch what inductor alone cannot within the gate's time: a wrong fake
 # under inductor_no_size_asserts gives wrong values instead of an assert,
 # and inductor_triton checks Inductor's Triton code generation; nightly runs
@@ -40,6 +44,12 @@ PROFILE_MODES = {
     "ci": ("inductor", "inductor_no_size_asserts", "inductor_triton"),
     "nightly": "all",
 }
+# A family tag narrows a profile's Modes for the specs it tags. The Triton
+# kernels' specs: on the CPU a Triton kernel is an opaque custom op, so the
+# programs compiled around it are the C++ kernel's graphs, which ci runs in
+# all three Modes; on a GPU, where Inductor sees into it, inductor_triton
+# (a CPU backend) and the asserts on outputs it does not return add nothing.
+PROFILE_TAG_MODES = {"ci": {"triton": ("inductor",)}}
 
 _SPECS = pytest.StashKey[list]()
 
@@ -116,20 +126,18 @@ def pytest_configure(config: pytest.Config) -> None:
     selected_modes(config)  # a misspelt --modes stops the run here
 
 
-def selected_modes(config: pytest.Config) -> list[str]:
-    """The compiled Modes this run selects: --modes, else the profile's; an
-    injected compiler fault only where --modes names it."""
+def selected_modes(config: pytest.Config, spec: Spec | None = None) -> list[str]:
+    """The compiled Modes this run selects (for ``spec``): --modes, else the
+    profile's, narrowed by the spec's family tags; an injected compiler fault
+    only where --modes names it."""
     from oracles.modes import COMPILED
     from suites.catalog import fault_modes
 
     option = config.getoption("--modes")
-    chosen = (
-        option.split(",")
-        if option
-        else PROFILE_MODES.get(settings.get_current_profile_name(), "all")
-    )
+    profile = settings.get_current_profile_name()
+    chosen = option.split(",") if option else PROFILE_MODES.get(profile, "all")
     if chosen == "all" or chosen == ["all"]:
-        return list(COMPILED)
+        chosen = list(COMPILED)
     faults = fault_modes()
     unknown = sorted(set(chosen) - set(COMPILED) - set(faults))
     if unknown:
@@ -137,6 +145,10 @@ def selected_modes(config: pytest.Config) -> list[str]:
             f"--modes: no Mode {', '.join(unknown)}; the compiled Modes are "
             f"{', '.join(COMPILED)}; the injected compiler faults are {', '.join(faults)}"
         )
+    if spec is not None and not option:
+        for tag, modes in PROFILE_TAG_MODES.get(profile, {}).items():
+            if tag in spec.families:
+                chosen = [m for m in chosen if m in modes]
     return [m for m in (*COMPILED, *faults) if m in chosen]
 
 
@@ -145,12 +157,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if check is None:
         return
     specs = [s for s in metafunc.config.stash[_SPECS] if check.applies(s)]
-    modes = [m.name for m in check.modes]
-    if len(modes) > 1:
-        modes = selected_modes(metafunc.config)
+    single = [check.modes[0].name] if len(check.modes) == 1 else None
     params = [
-        pytest.param(spec, mode, id=spec.id if len(check.modes) == 1 else f"{spec.id}-{mode}")
+        pytest.param(spec, mode, id=spec.id if single else f"{spec.id}-{mode}")
         for spec in specs
-        for mode in modes
+        for mode in single or selected_modes(metafunc.config, spec)
     ]
     metafunc.parametrize("spec,mode", params)

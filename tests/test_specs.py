@@ -118,7 +118,8 @@ def test_k_selects_a_mode_and_profiles_choose_modes():
     assert "test_compiled[rope-rotary_embedding-inductor_triton]" in triton
     assert "-inductor]" not in triton and "test_fake" not in triton
     # -k triton also selects the Triton kernels' specs, in every check.
-    assert "test_fake[rope-rotary_embedding_triton]" in _pytest("-k", "triton").stdout
+    every_triton = _pytest("-k", "triton").stdout
+    assert "test_fake[rope-triton-rotary_embedding_triton]" in every_triton
     no_asserts = _pytest("-k", "no_size_asserts").stdout
     assert "test_compiled[rope-rotary_embedding_functional-inductor_no_size_asserts]" in no_asserts
     # The ci profile runs its own Modes; --modes chooses others.
@@ -127,5 +128,13 @@ def test_k_selects_a_mode_and_profiles_choose_modes():
     chosen = _pytest("--hypothesis-profile=ci", "--modes=aot_eager").stdout
     assert "-aot_eager]" in chosen and "-inductor]" not in chosen
     assert "test_fake[rope-rotary_embedding]" in chosen
+    # In ci a family tag narrows the Modes: the Triton kernels' specs run in inductor alone.
+    triton_ci = _pytest("--hypothesis-profile=ci", "-k", "triton-rotary_embedding_triton-").stdout
+    assert "test_compiled[rope-triton-rotary_embedding_triton-inductor]" in triton_ci
+    assert "rotary_embedding_triton-inductor_no_size_asserts]" not in triton_ci
+    assert "test_compiled[rope-rotary_embedding-inductor_no_size_asserts]" in ci
+    assert "rotary_embedding_triton-inductor_no_size_asserts]" in every_triton  # dev: all
+    forced = _pytest("--hypothesis-profile=ci", "--modes=inductor_no_size_asserts").stdout
+    assert "test_compiled[rope-triton-rotary_embedding_triton-inductor_no_size_asserts]" in forced
     wrong = _pytest("--modes=inductor_tritn")
     assert "--modes: no Mode inductor_tritn; the compiled Modes are inductor, " in wrong.stderr

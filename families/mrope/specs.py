@@ -85,11 +85,13 @@ SPECS = [
         "mrope_rotary_embedding_triton",
         "conformance::mrope_rotary_embedding_triton",
         prepare=triton_prepare("families.mrope.triton_ops"),
+        families=("mrope", "triton"),
     ),
     # The same kernel natively, as a triton_op Inductor sees into (GPU only).
     rotary_spec(
         "mrope_rotary_embedding_triton_native",
         triton_kernels.on_cuda("conformance::mrope_rotary_embedding_triton", ("query", "key")),
         prepare=prepare_native("families.mrope.triton_ops"),
+        families=("mrope", "triton"),
     ),
 ]

@@ -61,7 +61,7 @@ SPECS = [
         "mrope_triton_whole_blocks_mask",
         "conformance_zoo::mrope_rotary_embedding_triton_whole_blocks",
         prepare=triton_prepare("families.mrope.triton_ops", "register_zoo"),
-        families=("mrope", "zoo"),
+        families=("mrope", "triton", "zoo"),
         examples=(),
     ),
 ]

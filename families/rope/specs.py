@@ -106,6 +106,7 @@ SPECS = [
         reference=reference.rope_writes,
         optional_key=True,
         prepare=triton_prepare("families.rope.triton_ops"),
+        families=("rope", "triton"),
     ),
     # The same kernel natively, as a triton_op Inductor sees into (GPU only).
     rope_spec(
@@ -114,6 +115,7 @@ SPECS = [
         reference=reference.rope_writes,
         optional_key=True,
         prepare=prepare_native("families.rope.triton_ops"),
+        families=("rope", "triton"),
     ),
     rope_spec("rotary_embedding_torch", ops.rotary_embedding_torch, bit_exact=False, prepare=None),
 ]
