@@ -15,12 +15,14 @@ class Finding:
     """One disagreement a verdict found. ``verdict`` names the verdict.
 
     A Finding that is not ``blocking`` is reported but does not fail the
-    check: it states a difference no compiled program can observe.
+    check: it states a difference no compiled program can observe, or one
+    that the known compiler fault named by ``fault`` explains.
     """
 
     verdict: str
     message: str
     blocking: bool = True
+    fault: str | None = None
 
     def __str__(self) -> str:
         return f"[{self.verdict}] {self.message}"

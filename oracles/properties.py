@@ -156,6 +156,13 @@ class ReproOptions:
     rerun: str  # a command line; " --replay=<file>" is appended
 
 
+@dataclasses.dataclass
+class Tally:
+    """What a property run did, for its report."""
+
+    cases: int = 0  # Cases judged, shrinking's included
+
+
 def run_property(
     spec: Spec,
     check: str,
@@ -167,6 +174,7 @@ def run_property(
     replay: Replay | None = None,
     shrink_seconds: float = SHRINK_SECONDS,
     running: Path | None = None,
+    tally: Tally | None = None,
 ) -> None:
     """Run ``check`` on the spec's examples, then on generated Cases (or on
     the Cases of ``replay`` alone), in the check's Mode called ``mode`` (by
@@ -178,7 +186,7 @@ def run_property(
     blocking ones of the Cases the property finally fails on. ``batch_size``
     1 compiles every Case on its own. ``running``: a file that holds, while
     each Case runs, a Replay of it, so a process killed by a kernel leaves
-    word of the Case that killed it.
+    word of the Case that killed it. ``tally`` counts the Cases judged.
     """
     the_check = CHECKS[check]
     the_mode = mode if isinstance(mode, Mode) else the_check.mode(mode)
@@ -208,6 +216,8 @@ def run_property(
                         "program compiled with dynamic shapes)"
                     )
                 findings = the_check.judge(spec, case, batch, the_mode)
+                if tally is not None:
+                    tally.cases += 1
                 undeclared = {f.verdict for f in findings} - set(the_check.verdicts)
                 if undeclared:  # the suite's own mistake: its reports list each check's verdicts
                     raise RuntimeError(f"the {check} check gave undeclared verdicts {undeclared}")

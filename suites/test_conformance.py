@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from oracles.checks import CHECKS, Check
-from oracles.findings import CheckFailure
-from oracles.properties import BATCH_SIZE, Replay, ReproOptions, run_property
+from oracles.findings import CheckFailure, ConformanceFailure
+from oracles.properties import BATCH_SIZE, Replay, ReproOptions, Tally, run_property
 from oracles.spec import Spec, Unavailable
 from reports.crashes import running_file
 from suites.catalog import fault_modes
@@ -47,6 +48,7 @@ def _run(
         + ([f"--modes={mode}"] if fault is not None else [])
     )
     failure = None
+    tally = Tally()
     try:
         run_property(
             spec,
@@ -57,14 +59,31 @@ def _run(
             repro=ReproOptions(config.getoption("--repro-dir"), rerun),
             replay=replay,
             running=running_file(config.getoption("--repro-dir")),
+            tally=tally,
         )
     except Unavailable as error:
         pytest.skip(f"{spec.name}: {error}")
     except CheckFailure as error:
         failure = error
+    finally:
+        request.node.user_properties.append(("cases", tally.cases))
     if failure is not None:
+        request.node.user_properties += [("failure", reproduction(f)) for f in failure.failures]
         # The report says all there is: the suite's own stack would bury it.
         pytest.fail(failure.report(), pytrace=False)
+
+
+def reproduction(failure: ConformanceFailure) -> dict:
+    """How a report reproduces one failure: its Case, the rerun command and
+    the standalone repro script's text."""
+    script = failure.script
+    return {
+        "case": failure.case,
+        "rerun": failure.rerun,
+        "script": None if script is None else str(script),
+        "script_text": None if script is None else Path(script).read_text(),
+        "script_problem": failure.script_problem,
+    }
 
 
 def _test_of(check: Check) -> Callable[..., None]:

@@ -21,7 +21,8 @@ def test_json_report_holds_the_findings_of_a_failing_check(tmp_path):
         [
             sys.executable, "-m", "pytest", "-q", "--specs", "suites/zoo.py",
             "-k", "gemma4 and (test_fake or test_reference)", f"--report-json={report}",
-            f"--junitxml={tmp_path / 'junit.xml'}",
+            f"--junitxml={tmp_path / 'junit.xml'}", f"--report-md={tmp_path / 'run.md'}",
+            f"--repro-dir={tmp_path / 'repro'}",
         ],
         cwd=CHECKOUT, capture_output=True, text=True,
     )  # fmt: skip
@@ -41,6 +42,23 @@ def test_json_report_holds_the_findings_of_a_failing_check(tmp_path):
     assert "out[0].stride()=(4096, 1) in the fake, but the real kernel gives (6144, 1)" in messages
     assert any("seed fused-QKV model" in finding["case"] for finding in fake["findings"])
     assert "stride()=(4096, 1) in the fake" in (tmp_path / "junit.xml").read_text()
+    # Enough to tell a reader what ran, how much, and how to reproduce it.
+    assert written["torch"] and written["profile"] == "dev" and written["wall_s"] > 0
+    assert results["reference"]["cases"] > 0 and fake["cases"] > 0
+    assert fake["report"].startswith("4 distinct failures")
+    first = fake["failures"][0]
+    assert "seed fused-QKV model" in first["case"]
+    assert first["rerun"].startswith("pytest 'suites/test_conformance.py::test_fake[")
+    assert "import torch" in first["script_text"]
+    table = (tmp_path / "run.md").read_text()
+    assert (
+        "| rope-zoo-rope_returns_inputs_gemma4_fake | fake | fake | fail: aliasing, metadata ("
+        in table
+    )
+    assert (
+        "| rope-zoo-rope_returns_inputs_gemma4_fake | reference | eager | "
+        f"pass ({results['reference']['cases']}) |" in table
+    )
 
 
 SIZE_ONE_STRIDES = """
