@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -255,3 +256,23 @@ HEADLESS = (
     "--disable-component-update",
     "--disable-sync",
 )
+
+
+TOX = shutil.which("tox")
+
+
+@pytest.mark.skipif(TOX is None, reason="no tox: pip install -e '.[dev]'")
+def test_tox_merges_the_reports_of_the_matrix(matrix_files, tmp_path):
+    out = tmp_path / "matrix"
+    result = subprocess.run(
+        [TOX, "-e", "matrix", "-q", "--workdir", str(tmp_path / "tox")],
+        cwd=Path(__file__).resolve().parent.parent,
+        env={**os.environ, "MATRIX_REPORTS": str(matrix_files["old213"].parent),
+             "MATRIX_OUT": str(out)},
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert "3 runs: 2.11.0+cu130, 2.13.0+cpu (run 2), 2.13.0+cpu (run 3)" in result.stdout
+    assert len(Matrix.load([out / "matrix.json"]).runs) == 3
+    assert "| spec | check | mode |" in (out / "matrix.md").read_text()
+    assert "<table" in (out / "matrix.html").read_text()
