@@ -1,7 +1,7 @@
 """Triton reference kernels as torch ops, natively and in Triton's interpreter.
 
 With a GPU a Triton kernel enters as ``torch.library.triton_op``: its launch
-calls the kernel through ``wrap_triton``, so Inductor sees into it. In
+calls the kernel through ``wrap_triton`` (``launcher``), so Inductor sees into it. In
 Triton's interpreter (no GPU: ``TRITON_INTERPRET=1``, set by
 ``oracles/__init__.py``) ``wrap_triton`` would run the interpreted kernel on
 FakeTensors under ``torch.compile``, which fails ("Cannot access data pointer
@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import torch
 
@@ -37,6 +38,14 @@ def unavailable() -> str | None:
 def interpreted() -> bool:
     """Whether Triton kernels run in Triton's interpreter in this process."""
     return os.environ.get("TRITON_INTERPRET") == "1"
+
+
+def launcher(kernel: Any) -> Any:
+    """``kernel`` as a launch calls it: through ``wrap_triton`` natively, so
+    Inductor sees into the ``triton_op``; itself in the interpreter, where
+    the launch runs eagerly inside an opaque custom op (and torch 2.11's
+    ``wrap_triton`` refuses an interpreted kernel)."""
+    return kernel if interpreted() else torch.library.wrap_triton(kernel)
 
 
 def native_unavailable() -> str | None:

@@ -149,7 +149,9 @@ def bind_views(args: Mapping[str, Any], buffers: Mapping[str, Any]) -> dict[str,
     return {
         name: apply_view_ops(buffers[value.buffer], value.ops) if isinstance(value, View) else value
         for name, value in args.items()
-        if value is not DEFAULT
+        # not `is not DEFAULT`: Dynamo of torch 2.11 cannot compare a symbolic
+        # int with an object by identity
+        if not isinstance(value, _Default)
     }
 
 

@@ -39,8 +39,14 @@ from oracles.spec import Spec
 
 
 def _error_text(error: BaseException, lines: int = 3) -> str:
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: " + " / ".join(text[:lines])
+    """The error's first lines; for Dynamo's, the user code it was tracing."""
+    text = [line.strip() for line in str(error).splitlines() if line.strip()]
+    marker = "from user code:"
+    if marker not in text:
+        return f"{type(error).__name__}: " + " / ".join(text[:lines])
+    frames = [line for line in text[text.index(marker) :] if line.startswith("File ")]
+    text = text[: text.index(marker)][:lines] + [f"tracing {frames[-1]}"] * bool(frames)
+    return f"{type(error).__name__}: " + " / ".join(text)
 
 
 def _crash(spec: Spec, observation: Observation) -> list[Finding]:

@@ -9,16 +9,21 @@ fault fits when the witness shows none of those verdicts. A disagreement is
 explained only when fitting faults explain every blocking verdict of it
 (two faults may meet in one program).
 
-``tests/test_compiler_faults.py`` checks on every release that each fault
-reproduces exactly where its entry says, so a fixed release (or a newly
-affected one) fails that test until the entry is brought up to date.
+Each fault has a standalone reproduction in plain torch, ``upstream/<name>.py``,
+ready for an upstream report. The gate (``suites/test_known_faults.py``)
+runs it on every release and fails where it disagrees with the entry's
+releases, so a fixed release (or a newly affected one) fails until the entry
+is brought up to date; the reports record where each fault reproduces.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import subprocess
+import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -49,7 +54,9 @@ class KnownFault:
     name: str
     releases: tuple[str, ...]  # torch version prefixes it affects, such as "2.13."
     summary: str
-    repro: str  # the test that reproduces it
+    script: str  # its standalone reproduction: upstream/<script>.py
+    upstream: tuple[str, ...]  # its upstream issues, as owner/repo#N
+    fixes: tuple[str, ...]  # the upstream pull requests that fix it
     explains: frozenset[str]  # the verdicts it produces
     applies: Callable[[Situation], bool]  # where it can arise
     witness: str  # one of WITNESSES: a run that avoids it
@@ -57,13 +64,32 @@ class KnownFault:
     def affects(self, version: str = torch.__version__) -> bool:
         return version.startswith(self.releases)
 
+    def references(self) -> str:
+        words = [f"upstream {u}" for u in self.upstream] + [f"fix PR {f}" for f in self.fixes]
+        return "".join(f"{w}; " for w in words)
+
+    @property
+    def repro(self) -> str:
+        return f"python upstream/{self.script}.py"
+
+    def reproduces(self) -> bool:
+        """Its standalone reproduction shows it on this torch release: the
+        script runs in a process of its own, as a reader of its report would
+        run it, so its compiles and resets touch nothing else."""
+        script = Path(__file__).resolve().parent.parent / "upstream" / f"{self.script}.py"
+        run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+        if run.returncode not in (0, 1):
+            raise RuntimeError(f"{self.repro} failed to run: {run.stderr[-2000:]}")
+        return run.returncode == 1
+
     def explain(self, finding: Finding) -> Finding:
         """``finding``, demoted to a non-blocking report of this fault."""
         return Finding(
             "known compiler fault",
             f"{finding} (explained by the known Inductor fault {self.name!r} of torch "
-            f"{torch.__version__}: {self.summary}; repro: {self.repro})",
+            f"{torch.__version__}: {self.summary}; {self.references()}repro: {self.repro})",
             blocking=False,
+            fault=self.name,
         )
 
 
@@ -118,11 +144,12 @@ def negative_zero(values: Iterable[Any]) -> bool:
 
 DYNAMIC_WRITE_BACK = KnownFault(
     name="dynamic-shape write-back",
-    releases=("2.13.", "2.14."),
+    releases=("2.11.", "2.12.", "2.13.", "2.14.", "2.15."),
     summary="with dynamic shapes, an in-place op's write to a strided view of a "
     "graph input at a nonzero storage offset lands at the wrong offset",
-    repro="tests/test_compiler_faults.py::test_dynamic_write_back_verdict_agrees_with_a_"
-    "direct_comparison",
+    script="dynamic_write_back",
+    upstream=("pytorch/pytorch#198068",),
+    fixes=("pytorch/pytorch#198069",),
     explains=frozenset({"values"}),
     applies=lambda s: s.batched and s.writes,
     witness="static",
@@ -131,11 +158,12 @@ DYNAMIC_WRITE_BACK = KnownFault(
 
 AUTOGRAD_CACHE_SPECIALIZATION = KnownFault(
     name="autograd-cache specialization",
-    releases=("2.13.",),
+    releases=("2.11.", "2.12.", "2.13."),
     summary="AOTAutograd's cache serves a graph specialized to a size of 1 to a "
     "recompile of the same program at another size",
-    repro="tests/test_compiler_faults.py::test_a_cached_graph_specialized_to_other_sizes_"
-    "is_reported",
+    script="autograd_cache_specialization",
+    upstream=(),
+    fixes=(),
     explains=frozenset({"values", "compiled"}),
     applies=lambda s: s.batched,
     witness="no autograd cache",
@@ -144,12 +172,13 @@ AUTOGRAD_CACHE_SPECIALIZATION = KnownFault(
 
 MUTATED_INPUT_ALIAS = KnownFault(
     name="mutated-input alias",
-    releases=("2.13.", "2.14."),
+    releases=("2.11.", "2.12.", "2.13.", "2.14.", "2.15."),
     summary="after an op mutates a graph input, a copy of it (clone(), or a cat of "
     "that one tensor) comes back as a view of the input: writing to the result "
-    "changes the input (upstream pytorch/pytorch#195451 and its fix PR #195484)",
-    repro="tests/test_compiler_faults.py::test_the_known_fault_list_says_where_a_"
-    "copy_of_a_mutated_input_aliases_it",
+    "changes the input",
+    script="mutated_input_alias",
+    upstream=("pytorch/pytorch#195451",),
+    fixes=("pytorch/pytorch#195484",),
     explains=frozenset({"aliasing", "metadata"}),
     applies=lambda s: s.writes,
     witness="aot_eager",
@@ -158,11 +187,12 @@ MUTATED_INPUT_ALIAS = KnownFault(
 
 NEGATIVE_ZERO_CONSTANT = KnownFault(
     name="dynamic -0.0 constant",
-    releases=("2.13.", "2.14."),
+    releases=("2.11.", "2.12.", "2.13.", "2.14.", "2.15."),
     summary="with dynamic shapes, AOTAutograd passes a float argument of -0.0 to a "
     "custom op as +0.0 (Dynamo alone and static compiles pass -0.0)",
-    repro="tests/test_compiler_faults.py::test_the_known_fault_list_says_where_a_negative_"
-    "zero_constant_loses_its_sign",
+    script="negative_zero_constant",
+    upstream=(),
+    fixes=(),
     explains=frozenset({"values"}),
     applies=lambda s: s.batched and negative_zero(s.case.args.values()),
     witness="static",

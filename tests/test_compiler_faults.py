@@ -4,8 +4,9 @@ All were found by this suite on torch 2.13.0 (CPU):
 
 - with dynamic shapes, the write-back of an in-place op to a strided view at
   a nonzero storage offset lands at the wrong offset (a static compile is
-  right); it is listed in ``oracles/known_faults.py``, which the tests here
-  keep honest;
+  right); it is listed in ``oracles/known_faults.py``, which the gate keeps
+  honest on every release (``suites/test_known_faults.py``, running the
+  standalone scripts in ``upstream/``);
 - ``x.clone()`` of the mutated view (or a ``cat`` of it alone) returns a
   tensor that shares storage with the input buffer: writing to the result
   changes the input (listed too);
@@ -21,7 +22,8 @@ the verdict agrees with it, so it holds on any torch release, fixed or not.
 
 from __future__ import annotations
 
-import math
+import dataclasses
+from pathlib import Path
 
 import torch
 import torch._functorch.config as functorch_config
@@ -35,6 +37,7 @@ from oracles.findings import Finding
 from oracles.known_faults import (
     AUTOGRAD_CACHE_SPECIALIZATION,
     DYNAMIC_WRITE_BACK,
+    KNOWN_FAULTS,
     MUTATED_INPUT_ALIAS,
     NEGATIVE_ZERO_CONSTANT,
     Situation,
@@ -42,6 +45,10 @@ from oracles.known_faults import (
 )
 from oracles.signature import batch_signature
 from oracles.spec import Spec
+from suites.test_known_faults import disagreement
+from upstream import dynamic_write_back, mutated_input_alias, negative_zero_constant
+
+CHECKOUT = Path(__file__).resolve().parent.parent
 
 
 @torch.library.custom_op("conformance_tests::double_", mutates_args=("x",))
@@ -80,39 +87,10 @@ ONE_ROW = Case(
 )
 
 
-def _write_back(buffer, a, b, c, d):
-    double_(buffer.narrow(0, a, b).narrow(1, c, d))
-
-
-def _clone_row(buffer):
-    x = buffer[1]
-    double_(x)
-    return x.clone()
-
-
-def _compiled(program, dynamic: bool):
-    torch._dynamo.reset()
-    return torch.compile(program, fullgraph=True, dynamic=dynamic)
-
-
-def _write_back_is_wrong(dynamic: bool) -> bool:
-    base = torch.arange(15.0).reshape(3, 5)
-    eager, inductor = base.clone(), base.clone()
-    _write_back(eager, 1, 1, 2, 3)
-    _compiled(_write_back, dynamic)(inductor, 1, 1, 2, 3)
-    return not torch.equal(eager, inductor)
-
-
-def _clone_aliases_input() -> bool:
-    buffer = torch.arange(15.0).reshape(3, 5)
-    out = _compiled(_clone_row, dynamic=False)(buffer)
-    return out.untyped_storage().data_ptr() == buffer.untyped_storage().data_ptr()
-
-
 def test_dynamic_write_back_verdict_agrees_with_a_direct_comparison():
     spec = _spec("double_on_two_narrows", TWO_NARROWS, lambda op, **args: op(**args))
     findings = check_compiled(spec, TWO_NARROWS, batch_signature([TWO_NARROWS, WIDER]))
-    if _write_back_is_wrong(dynamic=True):
+    if dynamic_write_back.reproduces():
         [finding] = findings
         assert finding.message.startswith(
             "[values] buffer 'buffer' after the call: 6 of 15 elements differ bit for bit "
@@ -120,14 +98,8 @@ def test_dynamic_write_back_verdict_agrees_with_a_direct_comparison():
         )
     else:
         assert findings == []
-    assert not _write_back_is_wrong(dynamic=False)
+    assert not dynamic_write_back.reproduces(dynamic=False)
     assert check_compiled(spec, TWO_NARROWS) == []
-
-
-def test_the_known_fault_list_says_where_the_write_back_fault_reproduces():
-    # Strict both ways: a release that fixes the fault, or one newly
-    # affected, fails here until the entry in oracles/known_faults.py is updated.
-    assert _write_back_is_wrong(dynamic=True) == DYNAMIC_WRITE_BACK.affects()
 
 
 def test_the_known_fault_is_reported_without_blocking_only_where_listed():
@@ -161,22 +133,10 @@ def _cat_of_mutated(op, **args):
     return torch.cat([args["x"].reshape(-1)])
 
 
-def _cat_row(buffer):
-    x = buffer[1]
-    double_(x)
-    return torch.cat([x.reshape(-1)])
-
-
-def _cat_aliases_input() -> bool:
-    buffer = torch.arange(15.0).reshape(3, 5)
-    out = _compiled(_cat_row, dynamic=False)(buffer)
-    return out.untyped_storage().data_ptr() == buffer.untyped_storage().data_ptr()
-
-
 def test_clone_aliasing_verdict_agrees_with_a_direct_comparison():
     spec = _spec("clone_of_doubled_row", ONE_ROW, _clone_of_mutated)
     findings = check_compiled(spec, ONE_ROW)
-    if not _clone_aliases_input():
+    if not mutated_input_alias.aliases(mutated_input_alias.clone_row):
         assert findings == []
         return
     messages = "\n".join(str(f) for f in findings)
@@ -195,16 +155,11 @@ def test_a_cat_of_one_mutated_input_aliasing_it_is_reported():
     # of the rotated query alone, returns a view of the query buffer.
     spec = _spec("cat_of_doubled_row", ONE_ROW, _cat_of_mutated)
     findings = check_compiled(spec, ONE_ROW)
-    if not _cat_aliases_input():
+    if not mutated_input_alias.aliases(mutated_input_alias.cat_row):
         assert findings == []
         return
     assert "out[0] is a fresh tensor in eager, but shares storage" in str(findings)
     assert not any(f.blocking for f in findings)
-
-
-def test_the_known_fault_list_says_where_a_copy_of_a_mutated_input_aliases_it():
-    assert _clone_aliases_input() == MUTATED_INPUT_ALIAS.affects()
-    assert _cat_aliases_input() == MUTATED_INPUT_ALIAS.affects()
 
 
 def test_an_alias_the_stages_before_inductor_share_is_never_explained_away():
@@ -286,22 +241,9 @@ def _(x, value):
     return torch.empty_like(x)
 
 
-def _negative_zero_loses_its_sign(backend: str = "inductor") -> bool:
-    value = -0.0  # a closure variable, as the compiled programs' constants are
-
-    def program(x):
-        return first_set(x, value)
-
-    torch._dynamo.reset()
-    compiled = torch.compile(program, backend=backend, fullgraph=True, dynamic=True)
-    return math.copysign(1, float(compiled(torch.ones(2))[0])) > 0
-
-
-def test_the_known_fault_list_says_where_a_negative_zero_constant_loses_its_sign():
-    # Found by a user-style spec's -0.0 fill in a batch: AOTAutograd, not
-    # Dynamo, turns the constant into +0.0.
-    assert not _negative_zero_loses_its_sign(backend="eager")
-    assert _negative_zero_loses_its_sign() == NEGATIVE_ZERO_CONSTANT.affects()
+def test_a_negative_zero_constant_loses_its_sign_in_aot_autograd_not_dynamo():
+    # Found by a user-style spec's -0.0 fill in a batch.
+    assert not negative_zero_constant.reproduces(backend="eager")
 
 
 def _first_set_case(rows: int, value: float) -> Case:
@@ -360,10 +302,10 @@ def test_the_stage_at_fault_is_named():
     # Inductor's faults come out as Inductor's; the -0.0 fault as AOTAutograd's;
     # a program that reads is_compiling() differs from Dynamo on.
     clone = _spec("clone_of_doubled_row", ONE_ROW, _clone_of_mutated)
-    if _clone_aliases_input():
+    if mutated_input_alias.aliases(mutated_input_alias.clone_row):
         assert "the difference arises in Inductor" in stage_at_fault(clone, ONE_ROW).message
     write_back = _spec("double_on_two_narrows", TWO_NARROWS, lambda op, **args: op(**args))
-    if _write_back_is_wrong(dynamic=True):
+    if dynamic_write_back.reproduces():
         batch = batch_signature([TWO_NARROWS, WIDER])
         assert (
             "the difference arises in Inductor"
@@ -371,7 +313,7 @@ def test_the_stage_at_fault_is_named():
         )
     zero = Spec("first_set", torch.ops.conformance_tests.first_set.default, st.nothing(), None)
     cases = [_first_set_case(3, -0.0), _first_set_case(5, -0.0)]
-    if _negative_zero_loses_its_sign():
+    if negative_zero_constant.reproduces():
         stage = stage_at_fault(zero, cases[0], batch_signature(cases))
         assert "the first compiler stage to disagree with eager is AOTAutograd" in stage.message
 
@@ -383,3 +325,26 @@ def test_the_stage_at_fault_is_named():
     stage = stage_at_fault(dynamo, ONE_ROW)
     assert not stage.blocking
     assert "the first compiler stage to disagree with eager is Dynamo" in stage.message
+
+
+def test_a_known_fault_entry_that_misstates_its_releases_fails_the_gate():
+    fixed_everywhere = dataclasses.replace(DYNAMIC_WRITE_BACK, releases=())
+    message = disagreement(fixed_everywhere, reproduces=True)
+    assert message == (
+        f"the known fault 'dynamic-shape write-back' reproduces on torch {torch.__version__}, "
+        "but its entry lists no release: update its releases in oracles/known_faults.py "
+        "(repro: python upstream/dynamic_write_back.py)"
+    )
+    everywhere = dataclasses.replace(DYNAMIC_WRITE_BACK, releases=("",))
+    assert "does not reproduce" in disagreement(everywhere, reproduces=False)
+    assert disagreement(everywhere, reproduces=True) is None
+    assert disagreement(fixed_everywhere, reproduces=False) is None
+
+
+def test_every_known_fault_names_its_upstream_report_or_has_a_standalone_one():
+    for fault in KNOWN_FAULTS:
+        script = CHECKOUT / "upstream" / f"{fault.script}.py"
+        text = script.read_text()
+        assert "import torch" in text and "from oracles" not in text, script
+        for reference in fault.upstream + fault.fixes:
+            assert reference in text, (fault.name, reference)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import torch
 import triton
 import triton.language as tl
-from torch.library import wrap_triton
+
+from kernels.triton import launcher
 
 # Tokens per program: small, so that token counts that are not a multiple of
 # it (the masked tail) are common among the Cases.
@@ -139,7 +140,7 @@ def rotate(
     if tokens == 0 or heads == 0:
         return
     grid = (triton.cdiv(tokens, BLOCK_T),)
-    wrap_triton(_rotate_kernel)[grid](
+    launcher(_rotate_kernel)[grid](
         x,
         positions,
         rows,

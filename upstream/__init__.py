@@ -1,0 +1,1 @@
+"""Standalone reproductions of the known compiler faults, one script each."""
