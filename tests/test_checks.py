@@ -99,3 +99,18 @@ def test_a_finding_outside_its_checks_verdicts_is_the_suites_error(monkeypatch):
         run_property(spec, "reference", settings(max_examples=1, database=None))
     monkeypatch.setitem(checks.CHECKS, "reference", check)
     run_property(spec, "reference", settings(max_examples=1, database=None))  # declared: silent
+
+
+def test_a_dynamo_error_names_the_user_code_it_was_tracing():
+    error = RuntimeError(
+        "NotImplementedError: UserDefinedObjectVariable(_Default)\n\nfrom user code:\n"
+        '   File "oracles/signature.py", line 132, in bind\n    return bind_views(...)\n'
+        '   File "oracles/case.py", line 152, in bind_views\n    if value is not DEFAULT\n'
+    )
+    assert checks._error_text(error) == (
+        "RuntimeError: NotImplementedError: UserDefinedObjectVariable(_Default) / tracing "
+        'File "oracles/case.py", line 152, in bind_views'
+    )
+    assert (
+        checks._error_text(ValueError("one\n\ntwo\nthree\nfour")) == "ValueError: one / two / three"
+    )

@@ -9,6 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from reports.plugin import record
 from tests.zoo_helpers import needs_kernels
 
 CHECKOUT = Path(__file__).resolve().parent.parent
@@ -134,3 +137,30 @@ def test_a_failing_check_fits_on_a_screen_and_says_how_to_reproduce_it(tmp_path)
     first = sections[0].split("rerun this Case")[0]  # the first failure's Findings
     findings = [line for line in first.splitlines() if line.startswith("  [")]
     assert findings and all(line in again.stdout for line in findings)
+
+
+def _report(outcome: str, longrepr, properties: list) -> pytest.TestReport:
+    return pytest.TestReport(
+        "suites/test_known_faults.py::test_known_fault[dynamic_write_back]",
+        ("suites/test_known_faults.py", 0, "test_known_fault"),
+        {}, outcome, longrepr, "setup" if outcome == "skipped" else "call",
+        user_properties=properties,
+    )  # fmt: skip
+
+
+def test_a_record_keeps_a_skips_reason_and_whether_a_known_fault_reproduced():
+    skipped = record(_report("skipped", ("suites/x.py", 3, "Skipped: spec_x: no CUDA device"), []))
+    assert skipped["outcome"] == "skipped" and skipped["reason"] == "spec_x: no CUDA device"
+    fault = record(
+        _report(
+            "passed",
+            None,
+            [("spec", "dynamic-shape write-back"), ("check", "known_fault"),
+             ("mode", "inductor"), ("reproduces", True)],
+        )
+    )  # fmt: skip
+    assert (fault["spec"], fault["check"], fault["reproduces"]) == (
+        "dynamic-shape write-back",
+        "known_fault",
+        True,
+    )
