@@ -24,8 +24,8 @@ td.fail { background: #fadbd8; font-weight: 600; }
 td.known { background: #fdf1d0; }
 td.skipped { background: #ececec; color: #555; }
 summary { cursor: pointer; }
-details[open] > .panel { position: absolute; z-index: 2; left: 0; top: 100%;
-  width: 60em; max-height: 40em; overflow: auto; background: #fff;
+details[open] > .panel { position: fixed; z-index: 2; left: 1em; right: 1em;
+  bottom: 1em; max-height: 55vh; overflow: auto; background: #fff;
   border: 1px solid #888; box-shadow: 0 4px 12px rgba(0, 0, 0, 0.25);
   padding: 0.5em 1em; white-space: normal; font-weight: normal; }
 pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; white-space: pre-wrap; }
@@ -90,8 +90,10 @@ def _cell(row: Row, release: str, cell: Cell | None) -> str:
     if cell is None:
         return '<td class="absent">—</td>'
     where = f'data-row="{escape(row.label)}" data-release="{escape(release)}"'
+    # A known fault's row: amber where it reproduces, unless its entry is wrong.
+    status = KNOWN if cell.reproduces and cell.status == PASS else cell.status
     return (
-        f'<td class="cell {_CLASS[cell.status]}" {where}><details>'
+        f'<td class="cell {_CLASS[status]}" {where}><details>'
         f"<summary>{escape(cell.summary())}</summary>"
         f'<div class="panel">{_panel(row, release, cell)}</div></details></td>'
     )
@@ -103,6 +105,8 @@ def _panel(row: Row, release: str, cell: Cell) -> str:
     if cell.cases is not None:
         facts.append(f"{cell.cases} Cases judged in {record.get('duration_s', 0):.1f} s")
     parts = [f"<p><b>{facts[0]}</b><br>{'; '.join(facts[1:])}</p>"]
+    if record.get("about"):
+        parts.append(f"<p>{escape(record['about'])}</p>")
     if cell.status == SKIPPED:
         parts.append(f"<p>Skipped: {escape(cell.reason)}</p>")
     if cell.findings:

@@ -147,8 +147,9 @@ def record(report: pytest.TestReport) -> dict:
         "cases": known.get("cases"),
         "findings": [v for k, v in report.user_properties if k == "finding"],
     }
-    if "reproduces" in known:
-        entry["reproduces"] = known["reproduces"]
+    for key in ("reproduces", "about"):  # a known fault's record
+        if key in known:
+            entry[key] = known[key]
     if report.skipped:
         entry["reason"] = skip_reason(report)
     if report.failed:

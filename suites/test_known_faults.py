@@ -36,6 +36,7 @@ def test_known_fault(fault: KnownFault, request: pytest.FixtureRequest) -> None:
         ("check", "known_fault"),
         ("mode", "inductor"),
         ("reproduces", reproduces),
+        ("about", f"{fault.summary}; {fault.references()}repro: {fault.repro}"),
     ]
     problem = disagreement(fault, reproduces)
     if problem is not None:

@@ -78,7 +78,14 @@ def _results() -> list[dict]:
             cases=0,
             reason="rotary_embedding_triton_native: no CUDA device: runs where one exists",
         ),
-        _record("dynamic-shape write-back", "known_fault", "inductor", reproduces=True),
+        _record(
+            "dynamic-shape write-back",
+            "known_fault",
+            "inductor",
+            reproduces=True,
+            about="an in-place write-back lands at the wrong offset; upstream "
+            "pytorch/pytorch#198068; repro: python upstream/dynamic_write_back.py",
+        ),
     ]
 
 
@@ -129,6 +136,9 @@ def test_a_matrix_has_a_row_per_check_and_mode_and_a_column_per_release(matrix_f
     assert "| compiled | inductor | skipped (1) | skipped (1) |" in table
     assert "1. rotary_embedding_triton_native: no CUDA device: runs where one exists" in table
     assert "| dynamic-shape write-back | reproduces | reproduces |" in table
+    assert "- **dynamic-shape write-back**: an in-place write-back lands at the wrong offset; " in (
+        table
+    )
 
 
 def test_merged_matrices_merge_again_without_loss(matrix_files, tmp_path):
@@ -215,6 +225,8 @@ def _every_finding_is_on(page: str, reports: list[dict]) -> None:
             assert failure["script_text"] in text and failure["rerun"] in text
         if record["outcome"] == "skipped":
             assert record["reason"] in text
+        if "about" in record:
+            assert record["about"] in text
 
 
 def test_the_html_page_holds_every_finding_and_loads_nothing(matrix_files):
