@@ -30,8 +30,9 @@ def markdown(matrix: Matrix, regressions: Regressions | None = None) -> str:
         lines += _table(matrix, faults, notes, ("fault",))
         lines.append("")
         for row, cells in faults.items():
-            about = next((c.record["about"] for c in cells.values() if "about" in c.record), "")
-            lines.append(f"- **{row.spec}**: {about}")
+            about = next((c.record["about"] for c in cells.values() if "about" in c.record), None)
+            if about is not None:
+                lines.append(f"- **{row.spec}**: {about}")
     if notes:
         lines += ["", *(f"{n}. {_cell_text(note)}" for n, note in enumerate(notes, 1))]
     if regressions is not None:

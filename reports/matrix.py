@@ -132,13 +132,19 @@ class Matrix:
         return facts
 
     def cells(self) -> dict[Row, dict[str, Cell]]:
-        """Every row's Cells by release, rows in the order first seen."""
+        """Every row's Cells by release, rows by spec, then in the order of
+        the checks and of each check's Modes."""
         table: dict[Row, dict[str, Cell]] = {}
+        order: dict[tuple[str, str], int] = {}  # (check, Mode): rank
         for release, run in zip(self.releases, self.runs, strict=True):
+            for check, about in run.get("checks", {}).items():
+                for mode in about["modes"]:
+                    order.setdefault((check, mode), len(order))
             for record in run["results"]:
                 row = Row(record["spec"], record["check"], record["mode"] or "")
                 table.setdefault(row, {})[release] = Cell(record)
-        return table
+        rank = lambda row: (row.spec, order.get((row.check, row.mode), len(order)))  # noqa: E731
+        return {row: table[row] for row in sorted(table, key=rank)}
 
     def check_rows(self) -> dict[Row, dict[str, Cell]]:
         return {r: c for r, c in self.cells().items() if r.check != KNOWN_FAULT_CHECK}
