@@ -44,8 +44,8 @@ def html_page(matrix: Matrix, regressions: Regressions | None = None) -> str:
         "<h1>Conformance matrix</h1>",
         _runs(matrix),
         "<h2>Checks</h2>",
-        "<p>Each cell: pass, fail (its blocking verdicts), known fault (the fault that "
-        "explained its Findings) or skipped, with the number of Cases judged. Open a "
+        "<p>Each cell: pass, fail (its blocking verdicts), known fault (the faults that "
+        "explained its Findings, ×how many) or skipped, with the number of Cases judged. Open a "
         "cell for its Findings, shrunk Cases and repros.</p>",
         _table(matrix, matrix.check_rows(), ("spec", "check", "mode")),
     ]

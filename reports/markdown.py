@@ -12,8 +12,8 @@ def markdown(matrix: Matrix, regressions: Regressions | None = None) -> str:
     lines += [
         "## Checks",
         "",
-        "Each cell: pass, fail (its blocking verdicts), known fault (the fault that "
-        "explained its Findings) or skipped (the note says why), with the number of "
+        "Each cell: pass, fail (its blocking verdicts), known fault (the faults that "
+        "explained its Findings, ×how many) or skipped (the note says why), with the number of "
         "Cases judged.",
         "",
     ]

@@ -85,7 +85,12 @@ class Cell:
         if self.status == FAIL:
             return f"fail: {', '.join(sorted(self.blocking))}{count}"
         if self.status == KNOWN:
-            return f"known fault: {', '.join(self.faults)}{count}"
+            # How many Findings each fault explained: releases differ in it.
+            seen = [(f["fault"], f["count"]) for f in self.findings if f.get("fault")]
+            words = ", ".join(
+                f"{fault} ×{sum(n for name, n in seen if name == fault)}" for fault in self.faults
+            )
+            return f"known fault: {words}{count}"
         if self.status == SKIPPED:
             return "skipped"
         return f"pass{count}"
