@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from html import escape
 
-from reports.matrix import FAIL, KNOWN, PASS, RUN_HEADS, SKIPPED, Cell, Matrix, Row
+from reports.matrix import FAIL, KNOWN, LEGEND, PASS, RUN_HEADS, SKIPPED, Cell, Matrix, Row
 from reports.regressions import Regressions
 
 STYLE = """
@@ -44,9 +44,7 @@ def html_page(matrix: Matrix, regressions: Regressions | None = None) -> str:
         "<h1>Conformance matrix</h1>",
         _runs(matrix),
         "<h2>Checks</h2>",
-        "<p>Each cell: pass, fail (its blocking verdicts), known fault (the faults that "
-        "explained its Findings, ×how many) or skipped, with the number of Cases judged. Open a "
-        "cell for its Findings, shrunk Cases and repros.</p>",
+        f"<p>{LEGEND} Open a cell for its Findings, shrunk Cases and repros.</p>",
         _table(matrix, matrix.check_rows(), ("spec", "check", "mode")),
     ]
     faults = matrix.fault_rows()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reports.matrix import FAIL, RUN_HEADS, SKIPPED, Cell, Matrix, Row
+from reports.matrix import FAIL, LEGEND, RUN_HEADS, SKIPPED, Cell, Matrix, Row
 from reports.regressions import Regressions
 
 
@@ -12,9 +12,7 @@ def markdown(matrix: Matrix, regressions: Regressions | None = None) -> str:
     lines += [
         "## Checks",
         "",
-        "Each cell: pass, fail (its blocking verdicts), known fault (the faults that "
-        "explained its Findings, ×how many) or skipped (the note says why), with the number of "
-        "Cases judged.",
+        LEGEND,
         "",
     ]
     lines += _table(matrix, matrix.check_rows(), notes, ("spec", "check", "mode"))

@@ -16,6 +16,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 PASS, FAIL, KNOWN, SKIPPED = "pass", "fail", "known fault", "skipped"
+LEGEND = (
+    "Each cell: pass, fail (its blocking verdicts), known fault (the faults that explained "
+    "its Findings, ×how many) or skipped (the note says why), with the number of Cases judged."
+)
 RUN_HEADS = ("torch", "triton", "python", "profile", "machine", "wall time", "finished")
 # The check that reproduces a known fault with its standalone script.
 KNOWN_FAULT_CHECK = "known_fault"
