@@ -18,7 +18,7 @@ table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
 th, td { border: 1px solid #c8c8c8; padding: 0.25em 0.5em; text-align: left;
   vertical-align: top; }
 th { background: #f0f0f0; }
-td.cell { position: relative; white-space: nowrap; }
+td.cell { min-width: 7em; max-width: 15em; }
 td.pass { background: #e3f4e1; }
 td.fail { background: #fadbd8; font-weight: 600; }
 td.known { background: #fdf1d0; }
@@ -128,7 +128,7 @@ def _panel(row: Row, release: str, cell: Cell) -> str:
 
 def _finding(finding: dict) -> str:
     kind = "blocking" if finding["blocking"] else "non-blocking"
-    count = f" ({finding['count']} Cases)" if finding.get("count", 1) > 1 else ""
+    count = f" ×{finding['count']}" if finding.get("count", 1) > 1 else ""
     return (
         f'<li><span class="verdict">[{escape(finding["verdict"])}]</span> {kind}{count}: '
         f"{escape(finding['message'])}<br><i>on {escape(finding['case'])}</i></li>"
