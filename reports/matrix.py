@@ -18,7 +18,7 @@ from pathlib import Path
 PASS, FAIL, KNOWN, SKIPPED = "pass", "fail", "known fault", "skipped"
 LEGEND = (
     "Each cell: pass, fail (its blocking verdicts), known fault (the faults that explained "
-    "its Findings, ×how many) or skipped (the note says why), with the number of Cases judged."
+    "its Findings) or skipped (the note says why), with the number of Cases judged."
 )
 RUN_HEADS = ("torch", "triton", "python", "profile", "machine", "wall time", "finished")
 # The check that reproduces a known fault with its standalone script.
@@ -89,12 +89,7 @@ class Cell:
         if self.status == FAIL:
             return f"fail: {', '.join(sorted(self.blocking))}{count}"
         if self.status == KNOWN:
-            # How many Findings each fault explained: releases differ in it.
-            seen = [(f["fault"], f["count"]) for f in self.findings if f.get("fault")]
-            words = ", ".join(
-                f"{fault} ×{sum(n for name, n in seen if name == fault)}" for fault in self.faults
-            )
-            return f"known fault: {words}{count}"
+            return f"known fault: {', '.join(self.faults)}{count}"
         if self.status == SKIPPED:
             return "skipped"
         return f"pass{count}"

@@ -131,7 +131,7 @@ def test_a_matrix_has_a_row_per_check_and_mode_and_a_column_per_release(matrix_f
     assert "| rope-rotary_embedding | fake | fake | pass (100) | pass (100) |" in table
     assert (
         "| rope-rotary_embedding | compiled | inductor | known fault: dynamic-shape write-back "
-        "×4 (100) | known fault: dynamic-shape write-back ×4 (100) |"
+        "(100) | known fault: dynamic-shape write-back (100) |"
     ) in table
     assert "| compiled | inductor | skipped (1) | skipped (1) |" in table
     assert "1. rotary_embedding_triton_native: no CUDA device: runs where one exists" in table
