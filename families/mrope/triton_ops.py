@@ -7,6 +7,7 @@ Imported only where Triton runs (see ``kernels/triton.py``).
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import torch
 
@@ -47,19 +48,33 @@ def rotate_mrope(
         )
 
 
-def mrope_rotary_embedding_triton(
-    positions: torch.Tensor,
-    query: torch.Tensor,
-    key: torch.Tensor,
-    head_size: int,
-    cos_sin_cache: torch.Tensor,
-    mrope_section: list[int],
-    interleaved: bool,
-    is_neox: bool,
-) -> None:
-    rotate_mrope(
-        positions, query, key, head_size, cos_sin_cache, mrope_section, interleaved, is_neox
-    )
+def _launch(whole_blocks_only: bool) -> Callable[..., None]:
+    """The op's launch, annotated for ``torch.library`` (which reads the
+    annotations, so a ``functools.partial`` would not do)."""
+
+    def launch(
+        positions: torch.Tensor,
+        query: torch.Tensor,
+        key: torch.Tensor,
+        head_size: int,
+        cos_sin_cache: torch.Tensor,
+        mrope_section: list[int],
+        interleaved: bool,
+        is_neox: bool,
+    ) -> None:
+        rotate_mrope(
+            positions,
+            query,
+            key,
+            head_size,
+            cos_sin_cache,
+            mrope_section,
+            interleaved,
+            is_neox,
+            whole_blocks_only=whole_blocks_only,
+        )
+
+    return launch
 
 
 @functools.cache
@@ -67,31 +82,8 @@ def register_triton() -> None:
     """Register the Triton op (once)."""
     triton_kernels.register(
         "conformance::mrope_rotary_embedding_triton",
-        mrope_rotary_embedding_triton,
+        _launch(whole_blocks_only=False),
         mutates_args=("query", "key"),
-    )
-
-
-def mrope_rotary_embedding_triton_whole_blocks(
-    positions: torch.Tensor,
-    query: torch.Tensor,
-    key: torch.Tensor,
-    head_size: int,
-    cos_sin_cache: torch.Tensor,
-    mrope_section: list[int],
-    interleaved: bool,
-    is_neox: bool,
-) -> None:
-    rotate_mrope(
-        positions,
-        query,
-        key,
-        head_size,
-        cos_sin_cache,
-        mrope_section,
-        interleaved,
-        is_neox,
-        whole_blocks_only=True,
     )
 
 
@@ -100,6 +92,6 @@ def register_zoo() -> None:
     """The zoo's Triton op: its token mask counts whole blocks only (once)."""
     triton_kernels.register(
         "conformance_zoo::mrope_rotary_embedding_triton_whole_blocks",
-        mrope_rotary_embedding_triton_whole_blocks,
+        _launch(whole_blocks_only=True),
         mutates_args=("query", "key"),
     )
