@@ -229,16 +229,8 @@ def test_a_cached_graph_specialized_to_other_sizes_is_reported(tmp_path):
     assert "known Inductor fault 'autograd-cache specialization'" in finding.message
 
 
-@torch.library.custom_op("conformance_tests::first_set", mutates_args=())
-def first_set(x: torch.Tensor, value: float) -> torch.Tensor:
-    out = x.clone()
-    out[0] = value
-    return out
-
-
-@first_set.register_fake
-def _(x, value):
-    return torch.empty_like(x)
+# The standalone script's op: x with its first element set to value.
+FIRST_SET = torch.ops.upstream_repro.first_set.default
 
 
 def test_a_negative_zero_constant_loses_its_sign_in_aot_autograd_not_dynamo():
@@ -251,7 +243,7 @@ def _first_set_case(rows: int, value: float) -> Case:
 
 
 def test_a_lost_negative_zero_is_reported_without_blocking_only_where_listed():
-    spec = Spec("first_set", torch.ops.conformance_tests.first_set.default, st.nothing(), None)
+    spec = Spec("first_set", FIRST_SET, st.nothing(), None)
     cases = [_first_set_case(3, -0.0), _first_set_case(5, -0.0)]
     findings = check_compiled(spec, cases[0], batch_signature(cases))
     if not NEGATIVE_ZERO_CONSTANT.affects():
@@ -311,7 +303,7 @@ def test_the_stage_at_fault_is_named():
             "the difference arises in Inductor"
             in stage_at_fault(write_back, TWO_NARROWS, batch).message
         )
-    zero = Spec("first_set", torch.ops.conformance_tests.first_set.default, st.nothing(), None)
+    zero = Spec("first_set", FIRST_SET, st.nothing(), None)
     cases = [_first_set_case(3, -0.0), _first_set_case(5, -0.0)]
     if negative_zero_constant.reproduces():
         stage = stage_at_fault(zero, cases[0], batch_signature(cases))
