@@ -48,6 +48,30 @@ def call_op(op: Callable, **args: Any) -> Any:
     return op(*positional, **args)
 
 
+def read_back(op: Callable, **args: Any) -> torch.Tensor:
+    """Model code around an op: its outputs, or if it returns nothing the
+    arguments it writes, flattened into one tensor (data movement only), so
+    the compiled graph depends on every result."""
+    out = call_op(op, **args)
+    if out is None:
+        results = [args[name] for name in written_names(op) if args.get(name) is not None]
+    else:
+        results = list(out) if isinstance(out, (tuple, list)) else [out]
+    return torch.cat([r.reshape(-1) for r in results])
+
+
+@torch._dynamo.assume_constant_result
+def written_names(op: Callable) -> tuple[str, ...]:
+    """The arguments a torch op's schema declares written (``Tensor(a!)``); a
+    constant to Dynamo."""
+    schema = getattr(op, "_schema", None)
+    if schema is None:
+        return ()
+    return tuple(
+        a.name for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write
+    )
+
+
 @torch._dynamo.assume_constant_result
 def positional_names(op: Callable) -> tuple[str, ...]:
     """The names of a torch op's positional arguments in schema order (none for a
@@ -136,14 +160,7 @@ class Spec:
     @property
     def declared_writes(self) -> set[str]:
         """The arguments the schema declares written (``Tensor(a!)``)."""
-        overload = self.overload
-        if overload is None:
-            return set()
-        return {
-            a.name
-            for a in overload._schema.arguments
-            if a.alias_info is not None and a.alias_info.is_write
-        }
+        return set(written_names(self.overload))
 
     @property
     def has_fake(self) -> bool:

@@ -1,0 +1,1 @@
+"""Gated activations: silu(gate) * up into a caller-given result."""

@@ -1,0 +1,1 @@
+"""Collectives on one process: an all-gather whose output shape is configuration."""

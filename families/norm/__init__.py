@@ -1,0 +1,1 @@
+"""RMS normalization: a fresh-output norm and the in-place fused residual add."""
