@@ -136,5 +136,7 @@ def contiguous_model(
         name: LayoutStructure(tuple(range(n)), (False,) * n, frozenset())
         for name, n in [(r, ndim) for r in rows.rows] + [(v, 1) for v in rows.vectors]
     }
-    plans = {name: LayoutPlan(layout, ((0, 0),) * len(layout.order)) for name, layout in dense.items()}
+    plans = {
+        name: LayoutPlan(layout, ((0, 0),) * len(layout.order)) for name, layout in dense.items()
+    }
     return RowsModel(RowsStructure(rows, ndim, dtype, dense), hidden, plans, constants)

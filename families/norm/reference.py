@@ -15,7 +15,9 @@ import torch
 from oracles.reference import Expectation, Expected
 
 
-def normalized(x: torch.Tensor, weight: torch.Tensor, epsilon: float, dtype: torch.dtype) -> Expected:
+def normalized(
+    x: torch.Tensor, weight: torch.Tensor, epsilon: float, dtype: torch.dtype
+) -> Expected:
     """RMS normalization of float64 rows ``x``, judged in ``dtype``."""
     hidden = x.shape[-1]
     inverse = torch.rsqrt(x.square().mean(-1, keepdim=True) + epsilon)
@@ -31,9 +33,7 @@ def added(input: torch.Tensor, residual: torch.Tensor) -> Expected:
 
 
 def rms_norm_outputs(input: torch.Tensor, weight: torch.Tensor, epsilon: float) -> Expectation:
-    return Expectation(
-        outputs=(normalized(input.to(torch.float64), weight, epsilon, input.dtype),)
-    )
+    return Expectation(outputs=(normalized(input.to(torch.float64), weight, epsilon, input.dtype),))
 
 
 def fused_add_rms_norm_writes(
