@@ -153,6 +153,9 @@ def selected_modes(config: pytest.Config, spec: Spec | None = None) -> list[str]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "namespace" in metafunc.fixturenames:
+        specs = metafunc.config.stash[_SPECS]
+        metafunc.parametrize("namespace", sorted({s.namespace for s in specs if s.namespace}))
     check = getattr(metafunc.function, "check", None)
     if check is None:
         return

@@ -150,6 +150,14 @@ class Spec:
         return op if isinstance(op, torch._ops.OpOverload) else None
 
     @property
+    def namespace(self) -> str | None:
+        """The op's namespace, without loading it (None for a Python function)."""
+        if isinstance(self.op, str):
+            return self.op.partition("::")[0]
+        schema = getattr(self.op, "_schema", None)
+        return None if schema is None else schema.name.partition("::")[0]
+
+    @property
     def label(self) -> str:
         """The op as messages name it."""
         overload = self.overload

@@ -258,7 +258,7 @@ def schema_aliasing(
                 Finding(
                     "schema",
                     f"the schema `{schema}` declares {_output_label(i)} aliases the "
-                    f"input {name!r}, but {mode} returns {_alias_text(real)}",
+                    f"input {name!r}, but {_output_label(i)} of {mode} {_alias_text(real)}",
                 )
             )
     return found

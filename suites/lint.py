@@ -1,0 +1,110 @@
+"""The registry lint from the command line (see ``oracles/lint.py``)::
+
+    python -m suites.lint NAMESPACE [NAMESPACE ...] [--specs PATH_OR_MODULE]
+                          [--import MODULE] [--json PATH]
+
+It loads the ops first: ``--import`` imports modules that register ops
+(a kernel library's Python package), and every Spec of ``--specs`` (default:
+the built-in catalog and zoo) is prepared, which loads its op and gives the
+lint valid Cases to run the kernel on. Exit status 1 when any op has a
+blocking problem, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from oracles.lint import IMPLICIT, OpLint, lint
+from oracles.spec import Spec, SpecError, Unavailable, load_specs
+from suites.catalog import builtin_specs, specs_of
+
+
+def prepared_specs(targets: Sequence[str]) -> tuple[list[Spec], list[str]]:
+    """The specs of ``targets`` (default: catalog and zoo) whose prepare
+    ran, and a note for each that could not be prepared."""
+    specs = [s for t in targets for s in load_specs(t)] if targets else builtin_specs()
+    if not targets:
+        specs += specs_of("zoo")
+    ready, notes = [], []
+    for spec in specs:
+        try:
+            if spec.prepare is not None:
+                spec.prepare()
+            spec.overload  # noqa: B018  (a name that resolves to no op raises here)
+        except Unavailable as error:
+            notes.append(f"spec {spec.name!r} skipped: {error}")
+            continue
+        except Exception as error:  # one bad spec must not stop the lint of the rest
+            notes.append(f"spec {spec.name!r} could not be prepared: {error!r}")
+            continue
+        ready.append(spec)
+    return ready, notes
+
+
+def render(results: dict[str, list[OpLint]]) -> str:
+    """The lint's findings, one block per namespace, fit for a terminal."""
+    lines = []
+    for namespace, ops in results.items():
+        errors = sum(len(op.errors) for op in ops)
+        lines.append(f"{namespace}: {len(ops)} op(s), {errors} error(s)")
+        if not ops:
+            lines.append(f"  no op is registered in {namespace!r}: load its library first")
+        for op in ops:
+            lines.append(
+                f"  {op.op}: {op.fake or 'no fake'}, {op.lowering}; checked on {op.checked}"
+            )
+            for problem in op.problems:
+                if problem.code != IMPLICIT:
+                    level = "error" if problem.blocking else "note"
+                    lines.append(f"    {level} [{problem.code}] {problem.message}")
+        implicit = [op for op in ops if any(p.code == IMPLICIT for p in op.problems)]
+        if implicit:
+            lines.append(
+                f"  note [{IMPLICIT}] {len(implicit)} op(s) would fall back to their kernels "
+                "implicitly (no make_fallback is registered): call oracles.registry."
+                f"register_fallbacks({namespace!r}) after setting the compile configuration"
+            )
+    return "\n".join(lines)
+
+
+def to_json(results: dict[str, list[OpLint]], notes: Sequence[str]) -> dict:
+    return {
+        "notes": list(notes),
+        "namespaces": {
+            namespace: [dataclasses.asdict(op) for op in ops] for namespace, ops in results.items()
+        },
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m suites.lint", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("namespaces", nargs="+", metavar="NAMESPACE")
+    parser.add_argument("--specs", action="append", default=[], metavar="PATH_OR_MODULE")
+    parser.add_argument("--import", dest="modules", action="append", default=[], metavar="MODULE")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="also write the findings here")
+    options = parser.parse_args(argv)
+    for module in options.modules:
+        importlib.import_module(module)
+    try:
+        specs, notes = prepared_specs(options.specs)
+    except SpecError as error:
+        parser.error(f"--specs: {error}")
+    results = lint(options.namespaces, specs)
+    for note in notes:
+        print(note)
+    print(render(results))
+    if options.json is not None:
+        options.json.write_text(json.dumps(to_json(results, notes), indent=1))
+    return 1 if any(op.errors for ops in results.values() for op in ops) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""The registry lint in the gate: one test per op namespace of the run's
+specs, each linting every op registered there (``python -m suites.lint``,
+in its own process, so what earlier tests compiled cannot make an implicit
+fallback look explicit and a kernel that kills its process fails one test).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from oracles.findings import Finding
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def test_registry(namespace: str, request: pytest.FixtureRequest, record_finding: Callable) -> None:
+    """Every op of the namespace: a fake of the schema's structure and
+    aliasing that agrees with the kernel, a compilable schema."""
+    request.node.user_properties += [("spec", namespace), ("check", "registry"), ("mode", "lint")]
+    report = request.config.getoption("--repro-dir") / f"lint-{namespace}.json"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    specs = [f"--specs={t}" for t in request.config.getoption("--specs")]
+    command = [sys.executable, "-m", "suites.lint", namespace, f"--json={report}", *specs]
+    done = subprocess.run(command, cwd=CHECKOUT, capture_output=True, text=True)
+    if not report.exists() or done.returncode not in (0, 1):
+        tail = " / ".join((done.stdout + done.stderr).strip().splitlines()[-3:])
+        pytest.fail(f"the lint of {namespace!r} died (exit {done.returncode}): {tail}", False)
+    ops = json.loads(report.read_text())["namespaces"][namespace]
+    request.node.user_properties.append(("cases", len(ops)))
+    errors = []
+    for op in ops:
+        for problem in op["problems"]:
+            if problem["blocking"]:
+                errors.append(f"{op['op']}: [{problem['code']}] {problem['message']}")
+            else:
+                record_finding(Finding(problem["code"], problem["message"], False), op["op"])
+    if errors:
+        rerun = " ".join(["python -m suites.lint", namespace, *specs])
+        pytest.fail("\n".join([*errors, f"rerun: {rerun}"]), False)
