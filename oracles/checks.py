@@ -33,6 +33,7 @@ from oracles.modes import (
     Mode,
 )
 from oracles.observation import Observation
+from oracles.registry import fake_result, python_fake, structure_problem
 from oracles.sampling import sample
 from oracles.signature import BatchSignature, batch_signature
 from oracles.spec import Spec
@@ -144,6 +145,18 @@ def _no_fake(spec: Spec, error: BaseException) -> Finding:
     )
 
 
+def _fake_structure(spec: Spec, case: Case) -> str | None:
+    """Why the fake's own return breaks the op's schema, where it does: the
+    dispatcher refuses such a return with a bare TypeError."""
+    if spec.overload is None or python_fake(spec.overload) is None:
+        return None
+    try:
+        value, _ = fake_result(spec.overload, case)
+    except Exception:  # the fake raised by itself: the caller reports that
+        return None
+    return structure_problem(spec.overload, value)
+
+
 def check_fake(
     spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Mode = FAKE
 ) -> list[Finding]:
@@ -155,6 +168,9 @@ def check_fake(
     if fake.error is not None:
         if _missing_fake(spec, fake.error):
             return [_no_fake(spec, fake.error)]
+        structure = _fake_structure(spec, case)
+        if structure is not None:
+            return [Finding("outputs", structure)]
         return [
             Finding(
                 "fake", f"the fake raised where the real kernel did not: {_error_text(fake.error)}"

@@ -37,10 +37,12 @@ from oracles import verdicts
 from oracles.checks import _error_text, check_fake
 from oracles.registry import (
     IMPLICIT_FALLBACK,
+    call_fake,
+    fake_result,
     fake_source,
     lowering_of,
     namespace_ops,
-    python_fake,
+    structure_problem,
 )
 from oracles.sampling import sample
 from oracles.spec import Spec
@@ -113,68 +115,6 @@ def derived_inputs(op: torch._ops.OpOverload) -> Iterator[dict[str, Any]]:
         }
 
 
-def _returns(op: torch._ops.OpOverload) -> str:
-    return str(op._schema).rpartition(" -> ")[2]
-
-
-def _matches(kind: torch.Type, value: Any) -> bool:
-    if isinstance(kind, torch.OptionalType):
-        return value is None or _matches(kind.getElementType(), value)
-    if isinstance(kind, torch.TensorType):
-        return isinstance(value, torch.Tensor)
-    if isinstance(kind, torch.ListType):
-        element = kind.getElementType()
-        return isinstance(value, (list, tuple)) and all(_matches(element, v) for v in value)
-    return not isinstance(value, (torch.Tensor, list, tuple)) and value is not None
-
-
-def describe(value: Any) -> str:
-    """A return value's structure in words: None, a Tensor, a tuple of 3 ..."""
-    if value is None:
-        return "None"
-    if isinstance(value, torch.Tensor):
-        return "a Tensor"
-    if isinstance(value, (tuple, list)):
-        kinds = ", ".join(
-            "Tensor" if isinstance(v, torch.Tensor) else type(v).__name__ for v in value
-        )
-        return f"a {type(value).__name__} of {len(value)} ({kinds})"
-    return f"a {type(value).__name__}"
-
-
-def structure_problem(op: torch._ops.OpOverload, value: Any) -> str | None:
-    """How the fake's return ``value`` breaks the schema's returns, or None."""
-    returns = op._schema.returns
-    if not returns:
-        ok = value is None
-    elif len(returns) == 1:
-        ok = _matches(returns[0].type, value)
-    else:
-        ok = (
-            isinstance(value, (tuple, list))
-            and len(value) == len(returns)
-            and all(_matches(r.type, v) for r, v in zip(returns, value, strict=True))
-        )
-    if ok:
-        return None
-    should = "return None" if not returns else f"return {_returns(op)} with the kernel's metadata"
-    return f"the schema declares -> {_returns(op)} but the fake returns {describe(value)}: {should}"
-
-
-def call_fake(op: torch._ops.OpOverload, mode: FakeTensorMode, args: dict[str, Any]) -> Any:
-    """The fake's raw result: a Python fake called directly (the dispatcher
-    would reject a wrong structure with a bare TypeError), else the op."""
-    fake = python_fake(op)
-    arguments = op._schema.arguments
-    positional = [args[a.name] for a in arguments if not a.kwarg_only and a.name in args]
-    keywords = {a.name: args[a.name] for a in arguments if a.kwarg_only and a.name in args}
-    if fake is None:
-        return op(*positional, **keywords)
-    context = torch._library.fake_impl.FakeImplCtx(mode, op)
-    with torch._library.fake_impl.set_ctx_getter(lambda: context):
-        return fake(*positional, **keywords)
-
-
 def _on_derived_inputs(op: torch._ops.OpOverload) -> tuple[str | None, list[Problem]]:
     """What the fake was called on (None: nothing, and why), and what it broke."""
     mode = FakeTensorMode()
@@ -237,16 +177,10 @@ def _against_kernel(op: torch._ops.OpOverload, spec: Spec) -> tuple[int, list[Pr
     cases = list(spec.examples) or sample(spec.cases, SAMPLED_CASES)
     with spec.installed():
         for case in cases:
-            mode = FakeTensorMode()
-            with mode:
-                buffers = {
-                    name: torch.empty(b.shape, dtype=b.dtype) for name, b in case.buffers.items()
-                }
-                args = case.bind(buffers)
-                try:
-                    found = _judge_return(op, call_fake(op, mode, args), args)
-                except Exception:  # the fake check below says how it raised
-                    found = []
+            try:
+                found = _judge_return(op, *fake_result(op, case))
+            except Exception:  # the fake check below says how it raised
+                found = []
             if not found:
                 found = [Problem("fake-vs-kernel", f.message) for f in check_fake(spec, case)]
             if found:

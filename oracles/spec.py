@@ -19,11 +19,11 @@ from typing import Any
 
 import torch
 from hypothesis.strategies import SearchStrategy
-from torch._library.utils import can_generate_trivial_fake_impl
 
 from oracles.case import Case
 from oracles.domain import Domain
 from oracles.reference import Expectation
+from oracles.registry import fake_source
 
 
 class SpecError(ValueError):
@@ -172,21 +172,9 @@ class Spec:
 
     @property
     def has_fake(self) -> bool:
-        """FakeTensor can trace the op: a Python fake, a Meta kernel, a
-        decomposition, or the trivial fake torch makes for a mutating op that
-        returns nothing."""
+        """FakeTensor can trace the op (see ``oracles.registry.fake_source``)."""
         overload = self.overload
-        if overload is None:
-            return True
-        name = overload._schema.name
-        if torch._library.simple_registry.singleton.find(name).fake_impl.kernel is not None:
-            return True
-        if can_generate_trivial_fake_impl(overload):
-            return True
-        return any(
-            torch._C._dispatch_has_kernel_for_dispatch_key(name, key)
-            for key in ("Meta", "CompositeImplicitAutograd")
-        )
+        return overload is None or fake_source(overload) is not None
 
     @property
     def id(self) -> str:

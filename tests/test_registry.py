@@ -1,0 +1,235 @@
+"""The registry lint finds each of seed 001's fake bugs by name, is silent
+on the catalog, and the fallback helper registers what Inductor would make
+implicitly, once."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from oracles.lint import OpLint, lint, lint_op
+from oracles.registry import (
+    DECOMPOSED,
+    EXPLICIT_FALLBACK,
+    IMPLICIT_FALLBACK,
+    LOWERING,
+    lowering_of,
+    namespace_ops,
+    register_fallbacks,
+    structure_problem,
+)
+from suites import lint as cli
+from suites.catalog import builtin_specs, specs_of
+from tests.zoo_helpers import failure, needs_kernels, zoo_spec
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def _linted(namespace: str) -> dict[str, OpLint]:
+    specs, _ = cli.prepared_specs([])
+    return {op.op: op for op in lint([namespace], specs)[namespace]}
+
+
+@needs_kernels
+def test_the_lint_is_silent_on_the_catalog():
+    ops = _linted("conformance")
+    names = {s.op for s in builtin_specs() if isinstance(s.op, str)}
+    assert names <= set(ops), "every catalog op is linted"
+    for op in ops.values():
+        assert not op.errors, op
+        assert "against the kernel" in op.checked, op
+
+
+ZOO = [
+    (
+        "add_rms_norm_returns_none",
+        "fake-returns",
+        "the schema declares -> (Tensor, Tensor) but the fake returns None",
+    ),
+    (
+        "add_rms_norm_returns_one",
+        "fake-returns",
+        "the schema declares -> (Tensor, Tensor) but the fake returns a Tensor",
+    ),
+    (
+        "add_rms_norm_stats_returns_three",
+        "fake-returns",
+        "declares -> (Tensor, Tensor, Tensor, Tensor) but the fake returns a tuple of 3",
+    ),
+    (
+        "all_gather_world_size",
+        "fake-vs-kernel",
+        "out[0].shape=(16, 4096) in the fake, but the real kernel gives (48, 4096)",
+    ),
+    (
+        "fused_add_rms_norm_fresh_residual",
+        "fake-alias",
+        "declares out[1] aliases the input 'residual', but out[1] of the fake is a fresh tensor",
+    ),
+    (
+        "fused_add_rms_norm_fresh_residual",
+        "uncompilable",
+        "torch.compile cannot functionalize this mutating op (its returns alias",
+    ),
+    ("rotary_embedding_no_fake", "no-fake", "no fake (no Python fake, Meta kernel"),
+]
+
+
+@needs_kernels
+@pytest.mark.parametrize("op,code,message", ZOO, ids=[f"{op}-{code}" for op, code, _ in ZOO])
+def test_the_lint_names_every_registry_zoo_case(op, code, message):
+    [problem] = [
+        p for p in _linted("conformance_zoo")[f"conformance_zoo::{op}"].errors if p.code == code
+    ]
+    assert message in problem.message
+
+
+@needs_kernels
+@pytest.mark.parametrize(
+    "name,message",
+    [
+        ("add_rms_norm_returns_none", "declares -> (Tensor, Tensor) but the fake returns None"),
+        ("add_rms_norm_returns_one", "declares -> (Tensor, Tensor) but the fake returns a Tensor"),
+        (
+            "add_rms_norm_stats_returns_three",
+            "returns 4 output(s) (Tensor, Tensor, Tensor, Tensor) but the fake returns 3 output(s)",
+        ),
+        ("all_gather_world_size", "in the fake, but the real kernel gives"),
+        (
+            "fused_add_rms_norm_fresh_residual",
+            "out[1] is the input 'residual' in the real kernel, but is a fresh tensor in the fake",
+        ),
+    ],
+)
+def test_the_fake_check_finds_every_registry_zoo_case(name, message):
+    assert message in failure(zoo_spec(name), "fake")
+
+
+@needs_kernels
+def test_the_world_size_fake_is_wrong_at_every_shape_hypothesis_draws():
+    # Without the example Case: the search finds it on its own.
+    spec = dataclasses.replace(zoo_spec("all_gather_world_size"), examples=())
+    assert "in the fake, but the real kernel gives" in failure(spec, "fake")
+
+
+# A user's own namespace of Python ops, fakes and all.
+LIB = torch.library.Library("lint_user", "DEF")
+LIB.define("pair(Tensor x) -> Tensor[]")
+LIB.define("picky(Tensor x, int n) -> Tensor")
+LIB.define("opaque(Tensor x, Generator? g) -> Tensor")
+LIB.define("scale_(Tensor(a!) x) -> ()")
+for _name in ("pair", "picky", "opaque"):
+    LIB.impl(_name, lambda x, *rest: x.clone(), "CPU")
+LIB.impl("scale_", lambda x: x.mul_(2), "CPU")
+torch.library.register_fake("lint_user::pair", lambda x: x.new_empty(x.shape), lib=LIB)
+
+
+def _picky(x, n):
+    raise ValueError("only the shapes my model uses")
+
+
+torch.library.register_fake("lint_user::picky", _picky, lib=LIB)
+torch.library.register_fake("lint_user::opaque", lambda x, g: x.new_empty(x.shape), lib=LIB)
+
+
+def test_a_tensor_for_a_list_and_unchecked_fakes_are_told_apart():
+    found = {op.op: op for op in lint(["lint_user"])["lint_user"]}
+    [pair] = found["lint_user::pair"].errors
+    assert pair.code == "fake-returns"
+    assert "declares -> Tensor[] but the fake returns a Tensor" in pair.message
+    picky = found["lint_user::picky"]
+    assert not picky.errors and picky.checked == "nothing"
+    [note] = [p for p in picky.problems if p.code == "unchecked"]
+    assert (
+        "the fake raised on every one (ValueError: only the shapes my model uses)" in note.message
+    )
+    [note] = [p for p in found["lint_user::opaque"].problems if p.code == "unchecked"]
+    assert "the lint cannot derive an argument of type Generator" in note.message
+    # A mutating op that returns nothing gets torch's trivial fake.
+    scale = found["lint_user::scale_"]
+    assert not scale.errors and "trivial fake" in scale.fake
+
+
+def test_structure_problems_name_what_to_return():
+    [op] = [o for o in namespace_ops("lint_user") if o._schema.name == "lint_user::scale_"]
+    assert structure_problem(op, None) is None
+    message = structure_problem(op, torch.empty(1))
+    assert message == "the schema declares -> () but the fake returns a Tensor: return None"
+
+
+def test_fallbacks_are_registered_once_and_only_where_inductor_would_make_them():
+    LIB.define("later(Tensor x) -> Tensor")
+    LIB.impl("later", lambda x: x.clone(), "CPU")
+    ops = {o._schema.name: o for o in namespace_ops("lint_user")}
+    assert lowering_of(ops["lint_user::pair"]) == IMPLICIT_FALLBACK
+    assert "implicit-fallback" in [p.code for p in lint_op(ops["lint_user::pair"]).problems]
+    registered = register_fallbacks("lint_user")
+    assert ops["lint_user::pair"] in registered
+    assert lowering_of(ops["lint_user::pair"]) == EXPLICIT_FALLBACK
+    assert register_fallbacks("lint_user") == []
+    assert not [
+        p for p in lint_op(ops["lint_user::pair"]).problems if p.code == "implicit-fallback"
+    ]
+    assert lowering_of(torch.ops.aten.add.Tensor) == LOWERING
+    assert lowering_of(torch.ops.aten.matmul.default) == DECOMPOSED
+
+
+@needs_kernels
+def test_the_command_exits_1_on_the_zoo_and_writes_json(tmp_path):
+    out = tmp_path / "lint.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "suites.lint", "conformance", "conformance_zoo", f"--json={out}"],
+        cwd=CHECKOUT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "conformance: 10 op(s), 0 error(s)" in done.stdout
+    assert "error [fake-returns]" in done.stdout
+    assert "would fall back to their kernels implicitly" in done.stdout
+    report = json.loads(out.read_text())
+    assert {op["op"] for op in report["namespaces"]["conformance_zoo"]} >= {
+        f"conformance_zoo::{op}" for op, _, _ in ZOO
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "suites.lint", "conformance"],
+        cwd=CHECKOUT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout
+
+
+@needs_kernels
+def test_the_gate_lints_the_namespaces_of_its_specs(tmp_path):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "suites/test_registry.py",
+            "--specs=suites/zoo.py",
+            f"--repro-dir={tmp_path}",
+            "-p",
+            "no:randomly",
+        ],
+        cwd=CHECKOUT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert "test_registry[conformance_zoo]" in done.stdout
+    assert "conformance_zoo::add_rms_norm_returns_none: [fake-returns]" in done.stdout
+    assert "rerun: python -m suites.lint conformance_zoo --specs=suites/zoo.py" in done.stdout
+
+
+def test_zoo_specs_come_from_every_family():
+    assert {"norm", "collective", "rope", "mrope"} <= {
+        f for s in specs_of("zoo") for f in s.families
+    }
