@@ -23,7 +23,7 @@ Measures, on Cases of ``rotary_embedding_functional`` drawn once:
   on the pure-PyTorch rope (where Inductor generates the kernels, so the
   Modes differ) and on the functional C++ op.
 
-It prints a table of ratios and writes it to ``benchmarks/RESULTS.md``.
+It prints a table of ratios and writes it to its section of ``benchmarks/RESULTS.md``.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ import torch._inductor.config as inductor_config
 from hypothesis import settings
 
 import conftest  # noqa: F401  (registers the Hypothesis profiles)
+from benchmarks import results
 from families.rope import specs as rope
 from oracles.checks import check_compiled, check_fake
 from oracles.compile import compiled_programs, use_cache_root
@@ -51,7 +52,6 @@ from oracles.signature import batch_signature, bind, signature_of
 from oracles.spec import load_specs
 from suites import zoo
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
 USER_SPECS = Path(__file__).parent.parent / "tests" / "user_specs" / "argument_specs.py"
 # Cases per compiled program in the batched rows: the gate's, and a larger one.
 BATCH_SIZES = (BATCH_SIZE, 100)
@@ -313,7 +313,7 @@ def main() -> None:
             print(f"  {mode.name} / {measured.name}: {1000 * seconds:.1f} ms per Case", flush=True)
 
     report = render(rows, zoo_rows, user_rows, mode_rows)
-    RESULTS.write_text(report)
+    results.update("amortization", report)
     print(report)
 
 
