@@ -11,25 +11,16 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from families import prepared
 from families.mrope import cases, ops, reference
 from families.rope.specs import (
     ROPE_ULP_BUDGET,
     consume_rotated,
-    prepare_kernels,
     prepare_native,
     triton_prepare,
 )
 from kernels import triton as triton_kernels
-from kernels.build import KernelsUnavailable
-from oracles.spec import Spec, Unavailable
-
-
-def prepare() -> None:
-    prepare_kernels()
-    try:
-        ops.register()
-    except KernelsUnavailable as error:
-        raise Unavailable(str(error)) from error
+from oracles.spec import Spec
 
 
 def selection_spec(name: str, op: Any, **fields: Any) -> Spec:
@@ -54,7 +45,7 @@ def rotary_spec(name: str, op: str, **fields: Any) -> Spec:
         "program": consume_rotated,
         "families": ("mrope",),
         "examples": cases.MODEL_CASES,
-        "prepare": prepare,
+        "prepare": prepared(ops.register),
     }
     return Spec(name=name, op=op, **{**defaults, **fields})
 
@@ -78,7 +69,7 @@ SPECS = [
         "conformance::mrope_sections",
         reference=reference.sections_outputs,
         with_interleaved=True,
-        prepare=prepare,
+        prepare=prepared(ops.register),
     ),
     rotary_spec("mrope_rotary_embedding", "conformance::mrope_rotary_embedding"),
     rotary_spec(

@@ -14,16 +14,14 @@
 
 from __future__ import annotations
 
-import functools
-
 import torch
 
+from families import prepared
 from families.mrope import reference
 from families.mrope.faults import SHIFTED_SLICE_SCATTER
 from families.mrope.specs import rotary_spec, selection_spec
 from families.rope.specs import triton_prepare
-from kernels.build import KernelsUnavailable, load_kernels
-from oracles.spec import Unavailable
+from kernels.build import load_kernels
 
 
 def row_major_fake(x: torch.Tensor, mrope_section: list[int], interleaved: bool) -> torch.Tensor:
@@ -31,16 +29,7 @@ def row_major_fake(x: torch.Tensor, mrope_section: list[int], interleaved: bool)
     return x.new_empty((x.shape[1], x.shape[2]))
 
 
-@functools.cache
-def _load() -> None:
-    load_kernels()
-
-
-def prepare_zoo() -> None:
-    try:
-        _load()
-    except KernelsUnavailable as error:
-        raise Unavailable(str(error)) from error
+prepare_zoo = prepared(load_kernels)
 
 
 SPECS = [

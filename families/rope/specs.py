@@ -9,10 +9,10 @@ from typing import Any
 
 import torch
 
+from families import prepared
 from families.rope import ops, reference
 from families.rope.cases import DTYPES, fused_qkv_seed_case, rope_batches, rope_cases
 from kernels import triton as triton_kernels
-from kernels.build import KernelsUnavailable
 from oracles.domain import Domain
 from oracles.spec import Spec, Unavailable
 
@@ -21,13 +21,6 @@ from oracles.spec import Spec, Unavailable
 # every dtype. The pure-PyTorch form rounds each product in the tensor's own
 # dtype, which the same budget covers.
 ROPE_ULP_BUDGET = 2
-
-
-def prepare_kernels() -> None:
-    try:
-        ops.register()
-    except KernelsUnavailable as error:
-        raise Unavailable(str(error)) from error
 
 
 def triton_prepare(
@@ -79,7 +72,7 @@ def rope_spec(name: str, op: Any, *, optional_key: bool = False, **fields: Any) 
         "program": consume_rotated,
         "families": ("rope",),
         "examples": (fused_qkv_seed_case(),),
-        "prepare": prepare_kernels,
+        "prepare": prepared(ops.register),
     }
     return Spec(name=name, op=op, **{**defaults, **fields})
 

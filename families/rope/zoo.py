@@ -15,11 +15,12 @@ import functools
 
 import torch
 
+from families import prepared
 from families.rope import reference
 from families.rope.specs import rope_spec
-from kernels.build import KernelsUnavailable, load_kernels
+from kernels.build import load_kernels
 from oracles.domain import Domain
-from oracles.spec import Spec, Unavailable
+from oracles.spec import Spec
 
 
 def gemma4_fake(positions, query, key, head_size, cos_sin_cache, is_neox):
@@ -65,11 +66,7 @@ def register() -> None:
 CONTIGUOUS_POSITIONS = Domain(contiguous=("positions",), ranks={"query": (2, 3)})
 
 
-def prepare_zoo() -> None:
-    try:
-        register()
-    except KernelsUnavailable as error:
-        raise Unavailable(str(error)) from error
+prepare_zoo = prepared(register)
 
 
 def _zoo_spec(name: str, op: str, **fields) -> Spec:
