@@ -48,16 +48,14 @@ def call_op(op: Callable, **args: Any) -> Any:
     return op(*positional, **args)
 
 
-def read_back(op: Callable, **args: Any) -> torch.Tensor:
-    """Model code around an op: its outputs, or if it returns nothing the
-    arguments it writes, flattened into one tensor (data movement only), so
-    the compiled graph depends on every result."""
+def read_back(op: Callable, **args: Any) -> Any:
+    """Model code around an op: the op, then what it produced, read as the
+    next layer reads it: its outputs, or if it returns nothing the arguments
+    it writes. The compiled graph must then produce every write."""
     out = call_op(op, **args)
-    if out is None:
-        results = [args[name] for name in written_names(op) if args.get(name) is not None]
-    else:
-        results = list(out) if isinstance(out, (tuple, list)) else [out]
-    return torch.cat([r.reshape(-1) for r in results])
+    if out is not None:
+        return out
+    return tuple(args[name] for name in written_names(op) if args.get(name) is not None)
 
 
 @torch._dynamo.assume_constant_result
