@@ -11,13 +11,11 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from families import prepared
+from families import prepare_native, prepared, triton_prepare
 from families.mrope import cases, ops, reference
 from families.rope.specs import (
     ROPE_ULP_BUDGET,
     consume_rotated,
-    prepare_native,
-    triton_prepare,
 )
 from kernels import triton as triton_kernels
 from oracles.spec import Spec

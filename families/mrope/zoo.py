@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import torch
 
-from families import prepared
+from families import prepared, triton_prepare
 from families.mrope import reference
 from families.mrope.faults import SHIFTED_SLICE_SCATTER
 from families.mrope.specs import rotary_spec, selection_spec
-from families.rope.specs import triton_prepare
 from kernels.build import load_kernels
 
 

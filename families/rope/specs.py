@@ -3,49 +3,23 @@
 from __future__ import annotations
 
 import functools
-import importlib
 from collections.abc import Callable
 from typing import Any
 
 import torch
 
-from families import prepared
+from families import prepare_native, prepared, triton_prepare
 from families.rope import ops, reference
 from families.rope.cases import DTYPES, fused_qkv_seed_case, rope_batches, rope_cases
 from kernels import triton as triton_kernels
 from oracles.domain import Domain
-from oracles.spec import Spec, Unavailable
+from oracles.spec import Spec
 
 # A C++ kernel computes in float and rounds once per product and difference:
 # within 2 ULP of the float64 reference at the magnitude of its terms, in
 # every dtype. The pure-PyTorch form rounds each product in the tensor's own
 # dtype, which the same budget covers.
 ROPE_ULP_BUDGET = 2
-
-
-def triton_prepare(
-    module: str,
-    register: str = "register_triton",
-    unavailable: Callable[[], str | None] = triton_kernels.unavailable,
-) -> Callable[[], None]:
-    """A prepare that calls ``module.register`` (which registers Triton ops),
-    or skips with the reason ``unavailable`` gives (the module imports Triton).
-    By default the Triton kernels run on the Cases' CPU tensors in Triton's
-    interpreter."""
-
-    def prepare() -> None:
-        problem = unavailable()
-        if problem is not None:
-            raise Unavailable(problem)
-        getattr(importlib.import_module(module), register)()
-
-    return prepare
-
-
-def prepare_native(module: str) -> Callable[[], None]:
-    """A prepare for a native Triton Spec: skips with the reason where no GPU
-    runs Triton natively."""
-    return triton_prepare(module, unavailable=triton_kernels.native_unavailable)
 
 
 def consume_rotated(op: Callable, **args: Any) -> torch.Tensor:
