@@ -49,7 +49,14 @@ PROFILE_MODES = {
 # programs compiled around it are the C++ kernel's graphs, which ci runs in
 # all three Modes; on a GPU, where Inductor sees into it, inductor_triton
 # (a CPU backend) and the asserts on outputs it does not return add nothing.
-PROFILE_TAG_MODES = {"ci": {"triton": ("inductor",)}}
+# The norm, activation and collective specs' programs are the op and what it
+# returns or writes: Inductor generates no kernel around it but the copies
+# back into written inputs, which the rope family's Specs already run through
+# inductor_triton, so ci runs them in inductor and inductor_no_size_asserts.
+_OPAQUE = ("inductor", "inductor_no_size_asserts")
+PROFILE_TAG_MODES = {
+    "ci": {"triton": ("inductor",), "norm": _OPAQUE, "activation": _OPAQUE, "collective": _OPAQUE}
+}
 
 _SPECS = pytest.StashKey[list]()
 

@@ -83,17 +83,19 @@ def register(
 
 def on_cuda(name: str, writes: tuple[str, ...]) -> Callable[..., None]:
     """Op ``name`` (``namespace::op``, resolved when called) on CUDA copies of
-    a CPU Case's tensors, with their strides, its ``writes`` copied back: a
-    CPU Case runs a native Triton kernel, in eager and compiled programs alike."""
+    a CPU Case's tensors, with their strides, its ``writes`` copied back and
+    its outputs moved back: a CPU Case runs a native Triton kernel, in eager
+    and compiled programs alike."""
     namespace, _, op_name = name.partition("::")
 
-    def native(**args: object) -> None:
+    def native(**args: object) -> object:
         op = getattr(getattr(torch.ops, namespace), op_name).default
         moved = {k: _to_cuda(v) if isinstance(v, torch.Tensor) else v for k, v in args.items()}
-        op(**moved)
+        out = op(**moved)
         for written in writes:
             if isinstance(args[written], torch.Tensor):
                 args[written].copy_(moved[written])
+        return torch.utils._pytree.tree_map_only(torch.Tensor, lambda t: t.cpu(), out)
 
     native.__name__ = native.__qualname__ = f"{op_name}_on_cuda"
     return native

@@ -113,14 +113,19 @@ def triage(
         compared = not (shown & NO_COMPARISON) - fault.explains
         return compared and not shown & fault.explains & blocking
 
-    fitting = [
-        fault
-        for fault in KNOWN_FAULTS
-        if fault.affects()
-        and blocking & fault.explains
-        and fault.applies(situation)
-        and fits(fault)
-    ]
+    # Faults are tried in order until those that fit explain every blocking
+    # verdict: a witness compiles, so none runs once the question is settled.
+    fitting: list[KnownFault] = []
+    for fault in KNOWN_FAULTS:
+        if blocking <= {v for f in fitting for v in f.explains}:
+            break
+        if (
+            fault.affects()
+            and blocking & fault.explains
+            and fault.applies(situation)
+            and fits(fault)
+        ):
+            fitting.append(fault)
     if not blocking or not blocking <= {v for fault in fitting for v in fault.explains}:
         return found
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -190,7 +191,7 @@ def test_the_command_exits_1_on_the_zoo_and_writes_json(tmp_path):
         text=True,
     )
     assert done.returncode == 1, done.stderr
-    assert "conformance: 10 op(s), 0 error(s)" in done.stdout
+    assert re.search(r"^conformance: \d+ op\(s\), 0 error\(s\)$", done.stdout, re.M)
     assert "error [fake-returns]" in done.stdout
     assert "would fall back to their kernels implicitly" in done.stdout
     report = json.loads(out.read_text())

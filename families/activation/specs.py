@@ -9,11 +9,13 @@ eager and every compiled Mode agree bit for bit; against float64 within
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import torch
 
-from families import prepared
+from families import prepare_native, prepared, triton_prepare
 from families.activation import ops, reference
+from kernels import triton as triton_kernels
 from oracles.rows import Rows, contiguous_model, rows_batches, rows_case, rows_cases
 from oracles.spec import Spec, read_back
 
@@ -32,17 +34,34 @@ def _model_example() -> tuple:
     return (rows_case(model, (16,), label="Llama-sized bf16 rows"),)
 
 
+def silu_spec(name: str, op: Any, **fields: Any) -> Spec:
+    defaults = {
+        "cases": rows_cases(SILU_AND_MUL),
+        "batches": functools.partial(rows_batches, SILU_AND_MUL),
+        "reference": reference.silu_and_mul_writes,
+        "ulp_budget": SILU_ULP_BUDGET,
+        "program": read_back,
+        "families": ("activation",),
+        "examples": _model_example(),
+        "prepare": prepared(ops.register),
+    }
+    return Spec(name=name, op=op, **{**defaults, **fields})
+
+
 SPECS = [
-    Spec(
-        name="silu_and_mul",
-        op="conformance::silu_and_mul",
-        cases=rows_cases(SILU_AND_MUL),
-        batches=functools.partial(rows_batches, SILU_AND_MUL),
-        reference=reference.silu_and_mul_writes,
-        ulp_budget=SILU_ULP_BUDGET,
-        program=read_back,
-        families=("activation",),
-        examples=_model_example(),
-        prepare=prepared(ops.register),
+    silu_spec("silu_and_mul", "conformance::silu_and_mul"),
+    # The C++ silu_and_mul ported to Triton: the same Cases and verdicts.
+    silu_spec(
+        "silu_and_mul_triton",
+        "conformance::silu_and_mul_triton",
+        prepare=triton_prepare("families.activation.triton_ops"),
+        families=("activation", "triton"),
+    ),
+    # The same kernel natively, as a triton_op Inductor sees into (GPU only).
+    silu_spec(
+        "silu_and_mul_triton_native",
+        triton_kernels.on_cuda("conformance::silu_and_mul_triton", ("result",)),
+        prepare=prepare_native("families.activation.triton_ops"),
+        families=("activation", "triton"),
     ),
 ]

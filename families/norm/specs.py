@@ -10,9 +10,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from families import prepared
+from families import prepare_native, prepared, triton_prepare
 from families.norm import ops, reference
 from families.norm.cases import FUSED_ADD, RMS_NORM, model_example
+from kernels import triton as triton_kernels
 from oracles.rows import Rows, rows_batches, rows_cases
 from oracles.spec import Spec, read_back
 
@@ -22,7 +23,7 @@ from oracles.spec import Spec, read_back
 NORM_ULP_BUDGET = 3
 
 
-def norm_spec(name: str, op: str, rows: Rows, **fields: Any) -> Spec:
+def norm_spec(name: str, op: Any, rows: Rows, **fields: Any) -> Spec:
     """A norm-family Spec: Cases of ``rows``, a Llama-sized example, the
     results read back by the program."""
     defaults = {
@@ -39,6 +40,24 @@ def norm_spec(name: str, op: str, rows: Rows, **fields: Any) -> Spec:
 
 SPECS = [
     norm_spec("rms_norm", "conformance::rms_norm", RMS_NORM, reference=reference.rms_norm_outputs),
+    # The C++ rms_norm ported to Triton: the same Cases and verdicts.
+    norm_spec(
+        "rms_norm_triton",
+        "conformance::rms_norm_triton",
+        RMS_NORM,
+        reference=reference.rms_norm_outputs,
+        prepare=triton_prepare("families.norm.triton_ops"),
+        families=("norm", "triton"),
+    ),
+    # The same kernel natively, as a triton_op Inductor sees into (GPU only).
+    norm_spec(
+        "rms_norm_triton_native",
+        triton_kernels.on_cuda("conformance::rms_norm_triton", ()),
+        RMS_NORM,
+        reference=reference.rms_norm_outputs,
+        prepare=prepare_native("families.norm.triton_ops"),
+        families=("norm", "triton"),
+    ),
     # input and residual written in place: the writes verdict holds on both.
     norm_spec(
         "fused_add_rms_norm",
