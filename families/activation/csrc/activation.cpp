@@ -2,7 +2,8 @@
 // [..., 2 * d] (the gate and up projections side by side), and the op writes
 // silu(gate) * up into a caller-given [..., d] result. The argument is named
 // `result`, not `out`: Dynamo reads a keyword named `out` as an out= call.
-#include <torch/extension.h>
+#include <ATen/ATen.h>
+#include <torch/library.h>
 
 #include <cmath>
 

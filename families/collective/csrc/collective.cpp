@@ -3,7 +3,8 @@
 // one process every rank holds the same x, so it is cat([x] * tp_size, dim).
 // The group size is configuration, not an argument: the kernel reads
 // CONFORMANCE_TP_SIZE (default 1), and a fake must read the same.
-#include <torch/extension.h>
+#include <ATen/ATen.h>
+#include <torch/library.h>
 
 #include <cstdlib>
 #include <string>

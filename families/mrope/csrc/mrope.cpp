@@ -2,7 +2,8 @@
 // serving frameworks' kernels: every token has three positions (temporal,
 // height, width) and each channel of the rotary half takes its cos and sin
 // from one of them, as the model's mrope sections say.
-#include <torch/extension.h>
+#include <ATen/ATen.h>
+#include <torch/library.h>
 
 #include <vector>
 

@@ -3,7 +3,8 @@
 // place (residual = input + residual) and normalizes that sum into input.
 // Rows are [..., hidden] views with a contiguous last dimension; the sum of
 // squares accumulates in float, as the GPU kernels' do.
-#include <torch/extension.h>
+#include <ATen/ATen.h>
+#include <torch/library.h>
 
 #include <cmath>
 #include <tuple>

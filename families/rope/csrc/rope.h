@@ -4,7 +4,8 @@
 // dimension, so column slices of a fused QKV buffer are valid inputs.
 #pragma once
 
-#include <torch/extension.h>
+#include <ATen/ATen.h>
+#include <torch/library.h>
 
 namespace conformance {
 
