@@ -39,7 +39,7 @@ from oracles.signature import BatchSignature, batch_signature
 from oracles.spec import Spec
 
 
-def _error_text(error: BaseException, lines: int = 3) -> str:
+def error_text(error: BaseException, lines: int = 3) -> str:
     """The error's first lines; for Dynamo's, the user code it was tracing."""
     text = [line.strip() for line in str(error).splitlines() if line.strip()]
     marker = "from user code:"
@@ -57,7 +57,7 @@ def _crash(spec: Spec, observation: Observation) -> list[Finding]:
         Finding(
             "crash",
             f"{spec.label} raised in {observation.mode} mode on a case its spec "
-            f"generates: {_error_text(observation.error)}",
+            f"generates: {error_text(observation.error)}",
         )
     ]
 
@@ -141,7 +141,7 @@ def _no_fake(spec: Spec, error: BaseException) -> Finding:
         "torch.compile and export cannot trace it: register one with "
         f'@torch.library.register_fake("{qualname}") returning outputs '
         f"with the real kernel's shapes, strides and aliasing "
-        f"({_error_text(error, 1)})",
+        f"({error_text(error, 1)})",
     )
 
 
@@ -173,7 +173,7 @@ def check_fake(
             return [Finding("outputs", structure)]
         return [
             Finding(
-                "fake", f"the fake raised where the real kernel did not: {_error_text(fake.error)}"
+                "fake", f"the fake raised where the real kernel did not: {error_text(fake.error)}"
             )
         ]
     found = verdicts.structure(eager.outputs, fake.outputs, "the fake")
@@ -298,7 +298,7 @@ def _compile_failure(spec: Spec, mode: Compiled, error: BaseException) -> Findin
         return Finding("out argument", f"the program passes out= by keyword: {_OUT_ADVICE}")
     return Finding(
         "compiled",
-        f"the program compiled by {mode.name} failed where eager ran: " + _error_text(error),
+        f"the program compiled by {mode.name} failed where eager ran: " + error_text(error),
     )
 
 
@@ -370,7 +370,7 @@ def check_domain_edges(
     for rule, edge in edge_cases(spec.domain, case):
         eager = EAGER.run(spec, edge)
         if eager.error is not None:
-            verdict = f"refuses {rule}: {_error_text(eager.error, 1)}"
+            verdict = f"refuses {rule}: {error_text(eager.error, 1)}"
         elif spec.reference is None:
             verdict = f"accepts {rule} (no reference to judge its values)"
         else:

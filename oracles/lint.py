@@ -34,7 +34,7 @@ from torch._higher_order_ops.auto_functionalize import can_auto_functionalize
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 from oracles import verdicts
-from oracles.checks import _error_text, check_fake
+from oracles.checks import check_fake, error_text
 from oracles.registry import (
     IMPLICIT_FALLBACK,
     call_fake,
@@ -130,7 +130,7 @@ def _on_derived_inputs(op: torch._ops.OpOverload) -> tuple[str | None, list[Prob
                 return "schema-derived inputs", _judge_return(op, value, args)
     except _Underivable as error:
         return None, [_unchecked(f"the lint cannot derive {error}")]
-    return None, [_unchecked(f"the fake raised on every one ({_error_text(last, 1)})")]
+    return None, [_unchecked(f"the fake raised on every one ({error_text(last, 1)})")]
 
 
 def _unchecked(why: str) -> Problem:

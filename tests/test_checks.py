@@ -107,10 +107,10 @@ def test_a_dynamo_error_names_the_user_code_it_was_tracing():
         '   File "oracles/signature.py", line 132, in bind\n    return bind_views(...)\n'
         '   File "oracles/case.py", line 152, in bind_views\n    if value is not DEFAULT\n'
     )
-    assert checks._error_text(error) == (
+    assert checks.error_text(error) == (
         "RuntimeError: NotImplementedError: UserDefinedObjectVariable(_Default) / tracing "
         'File "oracles/case.py", line 152, in bind_views'
     )
     assert (
-        checks._error_text(ValueError("one\n\ntwo\nthree\nfour")) == "ValueError: one / two / three"
+        checks.error_text(ValueError("one\n\ntwo\nthree\nfour")) == "ValueError: one / two / three"
     )

@@ -83,7 +83,7 @@ RESERVED = frozenset(
 
 def suite_code(check: str, spec: Spec) -> list[Any]:
     """The suite's functions and classes the script for ``check`` calls by name."""
-    wanted: list[Any] = [Finding, flatten_outputs, suite_checks._error_text, Buffer]
+    wanted: list[Any] = [Finding, flatten_outputs, suite_checks.error_text, Buffer]
     compared = [verdicts.structure, verdicts.metadata, verdicts.aliasing]
     if check == "fake":
         wanted += compared
@@ -153,7 +153,7 @@ def main():
         outputs = flatten_outputs(op(**args))
     except Exception as error:
         crash = f"{OP_NAME} raised in eager mode on a case its spec generates"
-        return report([Finding("crash", f"{crash}: {_error_text(error)}")])
+        return report([Finding("crash", f"{crash}: {error_text(error)}")])
     found = []
 $body
     return report(found)
@@ -168,11 +168,11 @@ _FAKE = """\
                 Finding(
                     "fake",
                     f"{OP_NAME} has no fake (meta) implementation, so FakeTensor, "
-                    f"torch.compile and export cannot trace it ({_error_text(error, 1)})",
+                    f"torch.compile and export cannot trace it ({error_text(error, 1)})",
                 )
             )
         else:
-            raised = f"the fake raised where the real kernel did not: {_error_text(error)}"
+            raised = f"the fake raised where the real kernel did not: {error_text(error)}"
             found.append(Finding("fake", raised))
         return report(found)
     found += structure(outputs, fake, "the fake")
@@ -237,13 +237,13 @@ def run_case(compiled, case):
     try:
         want = flatten_outputs(model(*eager_buffers.values(), *case["sizes"]))
     except Exception as error:
-        return [Finding("crash", f"the program raised in eager mode: {_error_text(error)}")]
+        return [Finding("crash", f"the program raised in eager mode: {error_text(error)}")]
     for name, dim in STATIC_DIMS:
         torch._dynamo.mark_static(buffers[name], dim)
     try:
         got = flatten_outputs(compiled(*buffers.values(), *case["sizes"]))
     except Exception as error:
-        failed = f"the program compiled by {MODE} failed where eager ran: " + _error_text(error)
+        failed = f"the program compiled by {MODE} failed where eager ran: " + error_text(error)
         return [Finding("compiled", failed)]
     found = structure(want, got, MODE, "eager")
     if found:
