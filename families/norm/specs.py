@@ -17,11 +17,6 @@ from kernels import triton as triton_kernels
 from oracles.rows import Rows, rows_batches, rows_cases
 from oracles.spec import Spec, read_back
 
-# Two roundings to the dtype (x * inverse, then * weight: 1 ULP) and, in
-# float32, the float inverse square root and mean (under 1 ULP more); the
-# float32 accumulation of the squares is in the reference's scale.
-NORM_ULP_BUDGET = 3
-
 
 def norm_spec(name: str, op: Any, rows: Rows, **fields: Any) -> Spec:
     """A norm-family Spec: Cases of ``rows``, a Llama-sized example, the
@@ -29,7 +24,7 @@ def norm_spec(name: str, op: Any, rows: Rows, **fields: Any) -> Spec:
     defaults = {
         "cases": rows_cases(rows),
         "batches": functools.partial(rows_batches, rows),
-        "ulp_budget": NORM_ULP_BUDGET,
+        "ulp_budget": reference.NORM_ULP_BUDGET,
         "program": read_back,
         "families": ("norm",),
         "examples": (model_example(rows),),
