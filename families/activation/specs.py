@@ -1,4 +1,4 @@
-"""The activation family: vLLM-style ``silu_and_mul`` as a Spec.
+"""The activation family: vLLM-style ``silu_and_mul`` (C++ and Triton) as Specs.
 
 The op writes into a caller-given ``result`` (``[..., d]``) from an input
 ``[..., 2 * d]``; both are rows of any padding. Opaque to the compiler, so

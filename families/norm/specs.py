@@ -1,8 +1,8 @@
 """The norm family: RMS normalization as Specs.
 
-Both ops are opaque to the compiler, so eager and every compiled Mode agree
+The ops are opaque to the compiler, so eager and every compiled Mode agree
 bit for bit; against the float64 reference each is judged within
-``NORM_ULP_BUDGET``.
+``reference.NORM_ULP_BUDGET``.
 """
 
 from __future__ import annotations
