@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -105,6 +106,11 @@ def run_worker(python: str, calls: int, ops: int, explicit: bool) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _release(row: dict) -> list[int]:
+    """A row's torch release as numbers, so 2.9 sorts before 2.10."""
+    return [int(n) for n in re.findall(r"\d+", row["torch"])[:3]]
+
+
 def render(rows: list[tuple[dict, dict]], ops: int) -> str:
     lines = [
         "## Explicit vs implicit Inductor fallbacks (seed 001)",
@@ -119,7 +125,7 @@ def render(rows: list[tuple[dict, dict]], ops: int) -> str:
         "| torch | N | implicit (s) | explicit (s) | implicit / explicit |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
-    for implicit, explicit in rows:
+    for implicit, explicit in sorted(rows, key=lambda pair: (_release(pair[0]), pair[0]["calls"])):
         ratio = implicit["seconds"] / explicit["seconds"]
         lines.append(
             f"| {implicit['torch']} | {implicit['calls']} | {implicit['seconds']:.1f} | "
