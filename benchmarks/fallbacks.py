@@ -5,8 +5,9 @@ Run from the checkout:  python -m benchmarks.fallbacks [--calls 300 3000]
                         [--python PYTHON ...]
 
 A namespace of ``--ops`` custom ops (fakes registered, no lowering) and a
-program of N calls to them, each on ``x * 2`` of the last one's output and
-negated after (model code between kernels, kept exact), is compiled by
+program of N calls to them, each on the last one's output scaled by 2 or 1/2
+(``--depth`` times) and negated after (model code between kernels, kept
+exact), is compiled by
 Inductor with the caches off, in a fresh process per measurement: with the
 fallbacks Inductor makes implicitly, and after
 ``oracles.registry.register_fallbacks`` made them explicit, twice each in
@@ -34,7 +35,7 @@ NAMESPACE = "bench_fallbacks"
 ORDER = (False, True, True, False)  # explicit?
 
 
-def measure(calls: int, ops: int, explicit: bool) -> dict:
+def measure(calls: int, ops: int, explicit: bool, depth: int = 1) -> dict:
     """Compile and run the program once, in this (fresh) process."""
     import torch
 
@@ -53,12 +54,14 @@ def measure(calls: int, ops: int, explicit: bool) -> dict:
 
     def program(x: torch.Tensor) -> torch.Tensor:
         for j in range(calls):
-            x = kernels[j % ops](x * 2).neg()
+            for k in range(depth):  # exact, and bounded: x2 and x0.5 in turn
+                x = x * (2.0 if (j + k) % 2 == 0 else 0.5)
+            x = kernels[j % ops](x).neg()
         return x
 
     if explicit:
         register_fallbacks(NAMESPACE)
-    x = torch.randn(64) * 2.0**-calls
+    x = torch.randn(64)
     want = program(x)
     ran[0] = 0
     compiled = torch.compile(program, backend="inductor", fullgraph=True)
@@ -78,13 +81,14 @@ def measure(calls: int, ops: int, explicit: bool) -> dict:
     return {
         "torch": torch.__version__,
         "calls": calls,
+        "depth": depth,
         "explicit": explicit,
         "seconds": seconds,
         "problems": problems,
     }
 
 
-def run_worker(python: str, calls: int, ops: int, explicit: bool) -> dict:
+def run_worker(python: str, calls: int, ops: int, explicit: bool, depth: int) -> dict:
     """``measure`` in a fresh process of ``python``, with a fresh, disabled cache."""
     with tempfile.TemporaryDirectory(prefix="fallbacks-") as cache:
         env = {
@@ -93,6 +97,7 @@ def run_worker(python: str, calls: int, ops: int, explicit: bool) -> dict:
             "TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1",
         }
         command = [python, "-m", "benchmarks.fallbacks", "--worker", str(calls), str(ops)]
+        command += ["--depth", str(depth)]
         done = subprocess.run(
             [*command, *(["--explicit"] if explicit else [])],
             cwd=CHECKOUT,
@@ -116,19 +121,20 @@ def render(rows: list[tuple[dict, dict]], ops: int) -> str:
         "## Explicit vs implicit Inductor fallbacks (seed 001)",
         "",
         "`python -m benchmarks.fallbacks`: a graph of N calls to "
-        f"{ops} custom ops (fakes, no lowering), `x * 2` before and `neg` after "
-        "each; Inductor, caches off, a fresh process per compile; compile and "
-        "first run, seconds, the faster of two runs each way (implicit, explicit, "
-        "explicit, implicit). Implicit: Inductor makes each fallback on the spot; "
-        "explicit: `oracles.registry.register_fallbacks` before the compile.",
+        f"{ops} custom ops (fakes, no lowering), with D pointwise scalings by 2 or "
+        "1/2 before and `neg` after each; Inductor, caches off, a fresh process per "
+        "compile; compile and first run, seconds, the faster of two runs each way "
+        "(implicit, explicit, explicit, implicit). Implicit: Inductor makes each "
+        "fallback on the spot; explicit: `oracles.registry.register_fallbacks` before the compile.",
         "",
-        "| torch | N | implicit (s) | explicit (s) | implicit / explicit |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        "| torch | N | D | implicit (s) | explicit (s) | implicit / explicit |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for implicit, explicit in sorted(rows, key=lambda pair: (_release(pair[0]), pair[0]["calls"])):
         ratio = implicit["seconds"] / explicit["seconds"]
         lines.append(
-            f"| {implicit['torch']} | {implicit['calls']} | {implicit['seconds']:.1f} | "
+            f"| {implicit['torch']} | {implicit['calls']} | {implicit['depth']} | "
+            f"{implicit['seconds']:.1f} | "
             f"{explicit['seconds']:.1f} | {ratio:.2f}x |"
         )
     return "\n".join(lines)
@@ -141,16 +147,19 @@ def main() -> None:
     parser.add_argument("--python", nargs="+", default=[sys.executable])
     parser.add_argument("--worker", type=int, nargs=2, metavar=("CALLS", "OPS"))
     parser.add_argument("--explicit", action="store_true")
+    parser.add_argument(
+        "--depth", type=int, default=1, help="pointwise ops before each call (default 1)"
+    )
     options = parser.parse_args()
     if options.worker:
-        print(json.dumps(measure(*options.worker, options.explicit)))
+        print(json.dumps(measure(*options.worker, options.explicit, options.depth)))
         return
     rows = []
     for python in options.python:
         for calls in options.calls:
             # Implicit, explicit, explicit, implicit: neither way always runs
             # first (into cold file caches); each keeps its faster run.
-            runs = [run_worker(python, calls, options.ops, e) for e in ORDER]
+            runs = [run_worker(python, calls, options.ops, e, options.depth) for e in ORDER]
             for row in runs:
                 if row["problems"]:
                     raise SystemExit(f"{python}, N={calls}: {'; '.join(row['problems'])}")
