@@ -1,7 +1,8 @@
 """Builds the C++ reference kernels once per torch version and loads them.
 
 The sources are every family's ``csrc/*.cpp`` (``families/<name>/csrc``),
-found rather than listed, each family's ``csrc`` on the include path; they
+found rather than listed, each family's ``csrc`` and the shared
+``kernels/csrc`` on the include path; they
 build into one library. The extension lands under ``.build/`` in the checkout, in a folder named for
 the torch version, so a torch upgrade gets a fresh build and a re-run reuses
 the old one (ninja rebuilds only what changed).
@@ -55,7 +56,10 @@ def _build() -> str | None:
         cpp_extension.load(
             name="conformance_kernels",
             sources=[str(source) for source in sources()],
-            extra_include_paths=sorted({str(source.parent) for source in sources()}),
+            extra_include_paths=[
+                str(CHECKOUT / "kernels" / "csrc"),
+                *sorted({str(source.parent) for source in sources()}),
+            ],
             extra_cflags=["-O2"],
             build_directory=str(directory),
             is_python_module=False,

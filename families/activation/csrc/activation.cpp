@@ -5,19 +5,12 @@
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
+#include "rows.h"
+
 #include <cmath>
 
 namespace conformance {
 namespace {
-
-int64_t row_offset(const at::Tensor& x, int64_t row) {
-  int64_t offset = 0;
-  for (int64_t d = x.dim() - 2; d >= 0; --d) {
-    offset += (row % x.size(d)) * x.stride(d);
-    row /= x.size(d);
-  }
-  return offset;
-}
 
 void silu_and_mul(at::Tensor& result, const at::Tensor& input) {
   TORCH_CHECK(input.dim() >= 1 && input.size(-1) % 2 == 0,

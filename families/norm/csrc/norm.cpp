@@ -6,22 +6,13 @@
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
+#include "rows.h"
+
 #include <cmath>
 #include <tuple>
 
 namespace conformance {
 namespace {
-
-// The offset of row `row` of x ([..., hidden]) in elements: leading
-// dimensions may be permuted or padded.
-int64_t row_offset(const at::Tensor& x, int64_t row) {
-  int64_t offset = 0;
-  for (int64_t d = x.dim() - 2; d >= 0; --d) {
-    offset += (row % x.size(d)) * x.stride(d);
-    row /= x.size(d);
-  }
-  return offset;
-}
 
 int64_t check_rows(const at::Tensor& x, const char* name, const at::Tensor& weight) {
   TORCH_CHECK(x.dim() >= 1, "rms_norm: ", name, " must have a hidden dimension");
