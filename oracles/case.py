@@ -163,6 +163,9 @@ class Case:
     args: Mapping[str, Any]
     seed: int = 0
     label: str = ""
+    # The code around the op, where a check draws it (oracles.programs.Program);
+    # None: the spec's own program.
+    program: Any = None
 
     def __post_init__(self) -> None:
         for name, value in self.args.items():

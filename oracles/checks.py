@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 
 import torch
 import torch._functorch.config as functorch_config
+from hypothesis.strategies import SearchStrategy
 from torch._subclasses.fake_tensor import UnsupportedOperatorException
 
 from oracles import verdicts
@@ -33,6 +34,8 @@ from oracles.modes import (
     Mode,
 )
 from oracles.observation import Observation
+from oracles.programs.legality import expected_refusal
+from oracles.programs.strategy import program_cases
 from oracles.registry import fake_result, python_fake, structure_problem
 from oracles.sampling import sample
 from oracles.signature import BatchSignature, batch_signature
@@ -247,16 +250,61 @@ def check_compiled(
     found = _compare_compiled(spec, case, batch, mode)
     if not any(f.verdict == "out argument" for f in found):
         found += _out_keyword(spec, case)
+    situation = Situation(case, batch is not None, bool(spec.declared_writes))
+    return triage(found, situation, _witnesses(spec, case, batch, mode))
+
+
+def _witnesses(
+    spec: Spec, case: Case, batch: BatchSignature | None, mode: Compiled, dynamic: bool = False
+) -> Callable[[str], list[Finding]]:
+    """How known-fault triage runs the Case another way (see ``WITNESSES``)."""
 
     def witness(name: str) -> list[Finding]:
         if name == "static":
             return _compare_compiled(spec, case, None, mode)
         if name == "aot_eager":
-            return _compare_compiled(spec, case, batch, AOT_EAGER)
+            return _compare_compiled(spec, case, batch, AOT_EAGER, dynamic=dynamic)
         with functorch_config.patch(enable_autograd_cache=False):
-            return _compare_compiled(spec, case, batch, mode, fresh=True)
+            return _compare_compiled(spec, case, batch, mode, fresh=True, dynamic=dynamic)
 
-    return triage(found, Situation(case, batch is not None, bool(spec.declared_writes)), witness)
+    return witness
+
+
+def check_programs(
+    spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Compiled = INDUCTOR
+) -> list[Finding]:
+    """A program drawn around the op (``case.program``), compiled in
+    ``mode``, agrees with it run eagerly: values of its outputs and of every
+    buffer after it, input-output aliasing, significant strides. A
+    compiler's refusal of a write through an unfold or as_strided view is an
+    expected error; a disagreement that known compiler faults explain, on
+    evidence and by the program's pattern, does not block."""
+    program = case.program
+    around = dataclasses.replace(spec, program=program.function())
+    found = _compare_compiled(
+        around, case, None, mode, dynamic=program.dynamic, intermediate=program.intermediate
+    )
+    found = [_refused(program, mode, f) or f for f in found]
+    writes = program.writes or bool(spec.declared_writes)
+    situation = Situation(
+        case, program.dynamic, writes, program.kinds(), program.written_through
+    )
+    return triage(found, situation, _witnesses(around, case, None, mode, program.dynamic))
+
+
+def _refused(program, mode: Compiled, finding: Finding) -> Finding | None:
+    """``finding``, if it is the compiler's expected refusal, as a note."""
+    if finding.verdict != "compiled" or finding.error is None:
+        return None
+    kind = expected_refusal(program.written_through, finding.error)
+    if kind is None:
+        return None
+    return Finding(
+        "expected refusal",
+        f"{mode.name} refuses to compile a write through an {kind} view, as it does by "
+        f"design: {error_text(finding.error, 1)}",
+        blocking=False,
+    )
 
 
 def stage_at_fault(
@@ -299,6 +347,7 @@ def _compile_failure(spec: Spec, mode: Compiled, error: BaseException) -> Findin
     return Finding(
         "compiled",
         f"the program compiled by {mode.name} failed where eager ran: " + error_text(error),
+        error=error,
     )
 
 
@@ -308,11 +357,15 @@ def _compare_compiled(
     batch: BatchSignature | None,
     mode: Compiled,
     fresh: bool = False,
+    dynamic: bool = False,
+    intermediate: frozenset[int] = frozenset(),
 ) -> list[Finding]:
+    """``intermediate``: the outputs that are views of tensors the program
+    made, whose strides torch.compile does not promise."""
     eager = PROGRAM.run(spec, case)
     if eager.error is not None:
         return _crash(spec, eager)
-    compiled = mode.run(spec, case, batch, fresh)
+    compiled = mode.run(spec, case, batch, fresh, dynamic)
     if compiled.error is not None:
         return [_compile_failure(spec, mode, compiled.error)]
     if compiled.vacuity is not None:
@@ -327,11 +380,13 @@ def _compare_compiled(
         )
         if isinstance(want, torch.Tensor)
     ]
-    for _, label, want, got in pairs:
-        found += verdicts.metadata(label, want, got, mode.name, "eager")
+    for i, label, want, got in pairs:
+        significant = i not in intermediate
+        found += verdicts.metadata(label, want, got, mode.name, "eager", significant)
         found += verdicts.aliasing(
             label, want, eager.buffers_after, got, compiled.buffers_after, mode.name, "eager"
         )
+    found += verdicts.output_aliasing(eager.outputs or (), compiled.outputs or (), mode.name)
     if spec.bit_exact:
         for _, label, want, got in pairs:
             found += verdicts.bit_exact(label, got, want, mode.name, "eager")
@@ -393,6 +448,28 @@ def _schema_advice(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[
     return case_dependent_aliasing(spec, failure.findings, others)
 
 
+def _program_finding(spec: Spec, mode: Compiled, failure: ConformanceFailure) -> list[Finding]:
+    """The shrunk program, and the key that tells distinct bugs apart."""
+    program = failure.cases[failure.index].program
+    return [
+        *failure.findings,
+        Finding(
+            "program",
+            f"distinct bug {bug_key(failure.findings, mode, program)}; the program "
+            f"({len(program)} steps):\n" + program.source(),
+            blocking=False,
+        ),
+    ]
+
+
+def bug_key(findings: Iterable[Finding], mode: Mode, program) -> str:
+    """What tells two failing programs apart as bugs: the symptom (blocking
+    verdicts), the Mode, static or dynamic, and the kinds of Step left."""
+    symptom = "+".join(sorted({f.verdict for f in findings if f.blocking})) or "none"
+    shapes = "dynamic" if program.dynamic else "static"
+    return f"{symptom}/{mode.name}/{shapes}/{','.join(program.kinds())}"
+
+
 def _stage_finding(spec: Spec, mode: Compiled, failure: ConformanceFailure) -> list[Finding]:
     # For the shrunk Case alone, not while shrinking: it compiles once per stage.
     batch = batch_signature(failure.cases) if failure.batched else None
@@ -412,6 +489,9 @@ class Check:
     applies: Callable[[Spec], bool] = lambda spec: True
     # The Findings of a shrunk failure, refined: (spec, mode, failure) -> Findings.
     finish: Callable[..., list[Finding]] | None = None
+    # The strategy of Cases it draws for a spec (default: the spec's own Cases,
+    # after its examples).
+    cases: Callable[[Spec], SearchStrategy] | None = None
 
     def mode(self, name: str | None = None) -> Mode:
         """The Mode called ``name`` (default: the check's first)."""
@@ -460,6 +540,7 @@ CHECKS = {
                 "size-1 strides",
                 "aliasing",
                 "outputs",
+                "output aliasing",
                 "compiled",
                 "fake",
                 "out argument",
@@ -470,6 +551,31 @@ CHECKS = {
             ),
             batched=True,
             finish=_stage_finding,
+        ),
+        Check(
+            "programs",
+            check_programs,
+            tuple(COMPILED.values()),
+            "programs drawn around the op, eagerly and compiled",
+            (
+                "values",
+                "metadata",
+                "size-1 strides",
+                "intermediate strides",
+                "aliasing",
+                "output aliasing",
+                "outputs",
+                "compiled",
+                "expected refusal",
+                "fake",
+                "out argument",
+                "harness",
+                "crash",
+                "known compiler fault",
+                "program",
+            ),
+            finish=_program_finding,
+            cases=program_cases,
         ),
         Check(
             "domain_edges",

@@ -23,6 +23,8 @@ class Finding:
     message: str
     blocking: bool = True
     fault: str | None = None
+    # The exception a failed run raised, for triage (not part of the report).
+    error: BaseException | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"[{self.verdict}] {self.message}"

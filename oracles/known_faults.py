@@ -33,8 +33,9 @@ from oracles.findings import Finding
 
 # The witnesses: "static" compiles the Case alone, statically; "aot_eager"
 # runs it through every stage before Inductor; "no autograd cache" compiles
-# it afresh with AOTAutograd's cache off.
-WITNESSES = ("static", "aot_eager", "no autograd cache")
+# it afresh with AOTAutograd's cache off; "pattern" runs nothing, for a fault
+# every compiled stage shares, known by the program's pattern alone.
+WITNESSES = ("static", "aot_eager", "no autograd cache", "pattern")
 # Verdicts that mean a run compared nothing: a witness showing one (that its
 # fault does not explain) is no evidence.
 NO_COMPARISON = frozenset({"harness", "compiled", "crash", "fake", "outputs", "out argument"})
@@ -45,8 +46,10 @@ class Situation:
     """What triage knows of a disagreement before it compiles anything."""
 
     case: Case
-    batched: bool  # compiled with dynamic shapes for a batch
-    writes: bool  # the op declares in-place writes
+    batched: bool  # compiled with dynamic shapes (for a batch, or a drawn program)
+    writes: bool  # the op declares in-place writes (or the program writes)
+    kinds: tuple[str, ...] = ()  # the kinds of Step of a drawn program around the op
+    written_through: frozenset[str] = frozenset()  # view kinds the program writes through
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,6 +107,8 @@ def triage(
     runs: dict[str, set[str]] = {}
 
     def seen(name: str) -> set[str]:
+        if name == "pattern":
+            return set()
         if name not in runs:
             runs[name] = {f.verdict for f in witness(name) if f.blocking}
         return runs[name]
@@ -204,9 +209,53 @@ NEGATIVE_ZERO_CONSTANT = KnownFault(
 )
 
 
+# Steps of a drawn program that read a tensor at other positions than they
+# write, and Steps that write in place.
+_READS_ELSEWHERE = frozenset({"flip", "roll", "index_select", "index_copy_", "setitem"})
+_WRITES = frozenset({"add_", "copy_", "index_copy_", "setitem", "mul_", "neg_", "fill_", "scale_"})
+
+
+def _mirrored_read(s: Situation) -> bool:
+    kinds = set(s.kinds)
+    return s.writes and bool(kinds & _READS_ELSEWHERE) and bool(kinds & _WRITES)
+
+
+MIRRORED_READ_AFTER_WRITE = KnownFault(
+    name="mirrored read after a write",
+    releases=("2.11.", "2.12.", "2.13.", "2.14."),
+    summary="after an in-place update of a graph input (a mutating custom op, "
+    "index_copy_, index_put_), an in-place update that reads the same tensor at "
+    "other positions (add_ of its flip) is fused with the copy back into the input "
+    "and reads values already updated",
+    script="mirrored_read_after_write",
+    upstream=("pytorch/pytorch#198270",),
+    fixes=(),
+    explains=frozenset({"values"}),
+    applies=_mirrored_read,
+    witness="aot_eager",
+)
+
+
+UNFOLD_WRITE = KnownFault(
+    name="write through unfold",
+    releases=("2.11.", "2.12.", "2.13.", "2.14.", "2.15."),
+    summary="functionalization inverts a write through an unfold view with "
+    "unfold_backward, which zeroes the elements no window covers (and turns -0.0 "
+    "into +0.0 where windows cover)",
+    script="unfold_write",
+    upstream=("pytorch/pytorch#198102",),
+    fixes=("pytorch/pytorch#198105",),
+    explains=frozenset({"values"}),
+    applies=lambda s: "unfold" in s.written_through,
+    witness="pattern",
+)
+
+
 KNOWN_FAULTS = (
     DYNAMIC_WRITE_BACK,
     MUTATED_INPUT_ALIAS,
     NEGATIVE_ZERO_CONSTANT,
     AUTOGRAD_CACHE_SPECIALIZATION,
+    MIRRORED_READ_AFTER_WRITE,
+    UNFOLD_WRITE,
 )

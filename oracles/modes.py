@@ -183,12 +183,14 @@ class Compiled(Mode):
         case: Case,
         batch: BatchSignature | None = None,
         fresh: bool = False,
+        dynamic: bool = False,
     ) -> Observation:
         """The program compiled in this Mode, the Case's sizes passed as
-        inputs; ``fresh`` compiles a new program for this Case."""
+        inputs; ``fresh`` compiles a new program for this Case; ``dynamic``
+        compiles a Case alone with every size symbolic."""
         if batch is None:
             signature, sizes = signature_of(case)
-            specialized, dynamic = sizes, False
+            specialized = sizes
         else:
             signature, sizes = batch.signature, batch.sizes(case)
             specialized, dynamic = (batch.dynamic, batch.static_dims), True

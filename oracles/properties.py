@@ -289,12 +289,14 @@ def _search(spec, check, mode, prop, base, batch_size, shrink_seconds, search) -
             else derived_batches(spec.cases, batch_size)
         )
         base = settings(base, max_examples=math.ceil(base.max_examples / batch_size))
+    elif check.cases is not None:
+        strategy = check.cases(spec).map(lambda case: [case])
     else:
         strategy = spec.cases.map(lambda case: [case])
     words = check.name if len(check.modes) == 1 else f"{check.name}_{mode.name}"
     prop.__name__ = prop.__qualname__ = f"{words}_check_of_{spec.name.replace('.', '_')}"
     test = given(cases=strategy)(prop)
-    for case in reversed(spec.examples):
+    for case in reversed(spec.examples if check.cases is None else ()):
         test = example(cases=[case])(test)
     test = base(test)
     # One example database entry per spec, check and Mode, not one for all.

@@ -6,6 +6,7 @@ what it saw in words a kernel engineer can act on.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -128,8 +129,12 @@ def metadata(
     other: torch.Tensor,
     other_mode: str,
     real_mode: str = "the real kernel",
+    layout_significant: bool = True,
 ) -> list[Finding]:
-    """Shape, dtype, device, strides (size-1 dims apart) and storage offset."""
+    """Shape, dtype, device, strides (size-1 dims apart) and storage offset.
+    Where the layout is not ``layout_significant`` (a view of a tensor the
+    program made: torch.compile does not promise its strides), a different
+    layout is reported without blocking."""
     found = []
     for what, want, got in (
         ("shape", tuple(real.shape), tuple(other.shape)),
@@ -145,13 +150,15 @@ def metadata(
             )
     if found:
         return found
+    layout = "metadata" if layout_significant else "intermediate strides"
     big = [d for d in range(real.dim()) if real.shape[d] > 1]
     if any(real.stride(d) != other.stride(d) for d in big):
         found.append(
             Finding(
-                "metadata",
+                layout,
                 f"{label}.stride()={tuple(other.stride())} in {other_mode}, but "
                 f"{real_mode} gives {tuple(real.stride())}",
+                layout_significant,
             )
         )
     elif real.stride() != other.stride():
@@ -168,12 +175,44 @@ def metadata(
     if real.storage_offset() != other.storage_offset():
         found.append(
             Finding(
-                "metadata",
+                layout,
                 f"{label}.storage_offset()={other.storage_offset()} in "
                 f"{other_mode}, but {real_mode} gives {real.storage_offset()}",
+                layout_significant,
             )
         )
     return found
+
+
+def _sharing(outputs: Sequence[Any]) -> set[tuple[int, int]]:
+    tensors = [(i, o) for i, o in enumerate(outputs) if isinstance(o, torch.Tensor)]
+    return {
+        (i, j)
+        for (i, a), (j, b) in itertools.combinations(tensors, 2)
+        if StorageWeakRef(a.untyped_storage()) == StorageWeakRef(b.untyped_storage())
+    }
+
+
+def output_aliasing(
+    real: Sequence[Any], other: Sequence[Any], other_mode: str, real_mode: str = "eager"
+) -> list[Finding]:
+    """Which outputs share storage with each other, the same in both runs.
+    Reported without blocking: torch.compile does not promise it (a program
+    that writes to one output and reads another can tell, and is judged by
+    its values)."""
+    want, got = _sharing(real), _sharing(other)
+    return [
+        Finding(
+            "output aliasing",
+            f"out[{i}] and out[{j}] share storage in {mode_with}, but not in {mode_without}",
+            blocking=False,
+        )
+        for pairs, mode_with, mode_without in (
+            (want - got, real_mode, other_mode),
+            (got - want, other_mode, real_mode),
+        )
+        for i, j in sorted(pairs)
+    ]
 
 
 def aliases(output: torch.Tensor, args: Mapping[str, Any]) -> dict[str, str]:
