@@ -35,6 +35,7 @@ from oracles.modes import (
 )
 from oracles.observation import Observation
 from oracles.programs.legality import expected_refusal
+from oracles.programs.shrink import minimize
 from oracles.programs.strategy import program_cases
 from oracles.registry import fake_result, python_fake, structure_problem
 from oracles.sampling import sample
@@ -281,15 +282,20 @@ def check_programs(
     evidence and by the program's pattern, does not block."""
     program = case.program
     around = dataclasses.replace(spec, program=program.function())
+    writes = program.writes or bool(spec.declared_writes)
+    situation = Situation(case, program.dynamic, writes, program.kinds(), program.written_through)
+    found = _program_findings(spec, case, mode)
+    return triage(found, situation, _witnesses(around, case, None, mode, program.dynamic))
+
+
+def _program_findings(spec: Spec, case: Case, mode: Compiled) -> list[Finding]:
+    """The programs check's Findings before known-fault triage."""
+    program = case.program
+    around = dataclasses.replace(spec, program=program.function())
     found = _compare_compiled(
         around, case, None, mode, dynamic=program.dynamic, intermediate=program.intermediate
     )
-    found = [_refused(program, mode, f) or f for f in found]
-    writes = program.writes or bool(spec.declared_writes)
-    situation = Situation(
-        case, program.dynamic, writes, program.kinds(), program.written_through
-    )
-    return triage(found, situation, _witnesses(around, case, None, mode, program.dynamic))
+    return [_refused(program, mode, f) or f for f in found]
 
 
 def _refused(program, mode: Compiled, finding: Finding) -> Finding | None:
@@ -449,10 +455,25 @@ def _schema_advice(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[
 
 
 def _program_finding(spec: Spec, mode: Compiled, failure: ConformanceFailure) -> list[Finding]:
-    """The shrunk program, and the key that tells distinct bugs apart."""
-    program = failure.cases[failure.index].program
+    """The shrunk program cut down further by deleting Steps, its Findings,
+    and the key that tells distinct bugs apart."""
+    case = failure.cases[failure.index]
+    symptom = {f.verdict for f in failure.findings if f.blocking}
+
+    def fails(program) -> bool:
+        found = _program_findings(spec, dataclasses.replace(case, program=program), mode)
+        return {f.verdict for f in found if f.blocking} == symptom
+
+    program = minimize(case.program, fails)
+    findings = failure.findings
+    if program != case.program:
+        case = dataclasses.replace(case, program=program)
+        cases = list(failure.cases)
+        cases[failure.index] = case
+        failure.cases = tuple(cases)
+        findings = _program_findings(spec, case, mode)
     return [
-        *failure.findings,
+        *findings,
         Finding(
             "program",
             f"distinct bug {bug_key(failure.findings, mode, program)}; the program "

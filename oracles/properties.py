@@ -334,18 +334,21 @@ def _write_repro(
     replay = Replay(spec.name, check.name, failure.cases, failure.index, failure.batched, mode.name)
     cases_file = replay.save(repro.folder / f"{stem}.cases")
     failure.rerun = f"{repro.rerun} --replay={shown(cases_file)}"
+    program = failure.cases[failure.index].program
     try:
         from oracles.repro import write_repro
 
+        # A drawn program's repro is the compiled check's, around that program.
         failure.script = shown(
             write_repro(
-                spec,
-                check.name,
+                spec if program is None else dataclasses.replace(spec, program=program.function()),
+                check.name if program is None else "compiled",
                 failure.cases,
                 failure.index,
                 failure.batched,
                 repro.folder / f"{stem}.py",
-                mode if check.name == "compiled" else INDUCTOR,
+                mode if check.name == "compiled" or program is not None else INDUCTOR,
+                program is not None and program.dynamic,
             )
         )
     except Exception as error:  # a repro that cannot be written must not hide the failure

@@ -169,4 +169,6 @@ def _function(program: Program) -> Callable[..., Any]:
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     scope = {"torch": torch, "call_op": call_op, "scale_": scale_}
     exec(compile(text, filename, "exec"), scope)  # noqa: S102 - the program is our own text
-    return scope["program"]
+    function = scope["program"]
+    function.program = program  # what the repro writer copies
+    return function

@@ -14,8 +14,8 @@ values, which keeps the program legal.
   view, reshape, unfold, expand, as_strided), reads that copy (clone, flip,
   roll, index_select, cat), exact arithmetic, in-place updates (add_, mul_,
   neg_, fill_, copy_, index_copy_, setitem) and a second opaque mutating op.
-- It returns what the op produced (its outputs, or the arguments it writes)
-  and some other values.
+- It returns what the op produced (its outputs, or the arguments it writes),
+  every value no later Step reads, and some other values.
 
 Values stay exact: arithmetic only where a compiled program must round as
 eager does (one rounding of float32, float64 or integer values; doubling and
@@ -70,8 +70,9 @@ class Value:
 class _Builder:
     """The values and Steps of one program being drawn."""
 
-    def __init__(self, draw: st.DrawFn, spec: Spec, case: Case):
+    def __init__(self, draw: st.DrawFn, spec: Spec, case: Case, kinds: tuple[str, ...] | None):
         self.draw = draw
+        self.kinds = kinds
         self.spec = spec
         self.case = case
         self.steps: list[Step] = []
@@ -118,6 +119,9 @@ class _Builder:
 
     def step(self, before_op: bool) -> None:
         kinds = _PRE_KINDS if before_op else _POST_KINDS
+        kinds = [k for k in kinds if self.kinds is None or k in self.kinds]
+        if not kinds:
+            return
         kind = self.draw(st.sampled_from(kinds))
         if kind in ("index_copy_", "setitem"):
             drawn = getattr(self, f"_{kind}")(before_op)
@@ -211,8 +215,8 @@ class _Builder:
         if kind == "narrow":
             start = draw(st.integers(0, size - 1))
             params = (d, start, draw(st.integers(1, size - start)))
-        elif kind == "select":
-            params = (d, draw(st.integers(0, size - 1)))
+        elif kind == "select":  # from the end too, as model code reads x[-1]
+            params = (d, draw(st.integers(-size, size - 1)))
         elif kind == "slice":
             start = draw(st.integers(0, size - 1))
             step = draw(st.integers(1, 3))
@@ -309,13 +313,17 @@ class _Builder:
         self.steps.append(Step("op", (), sequence, len(made)))
 
     def returns(self) -> tuple[int, ...]:
+        """What the op produced, every value no later Step reads (so no Step
+        is dead code a compiler may drop), and some other values."""
         produced = [i for i in self.op_values if self.values[i] is not None]
         if not produced:
             produced = [
                 self.inputs.index(n) for n in sorted(self.spec.declared_writes) if n in self.inputs
             ]
+        read = {i for step in self.steps for i in step.operands}
+        leaves = [i for i in self.tensors() if i >= len(self.inputs) and i not in read]
         others = self.draw(st.lists(st.sampled_from(self.tensors()), max_size=2, unique=True))
-        return tuple(dict.fromkeys([*produced, *others]))
+        return tuple(dict.fromkeys([*produced, *leaves, *others]))
 
 
 def _tensor(value: object) -> bool:
@@ -401,9 +409,12 @@ _POST_KINDS = (
 
 
 @st.composite
-def programs(draw: st.DrawFn, spec: Spec, case: Case) -> Program:
-    """A legal program around ``spec``'s op on ``case``."""
-    builder = _Builder(draw, spec, case)
+def programs(
+    draw: st.DrawFn, spec: Spec, case: Case, kinds: tuple[str, ...] | None = None
+) -> Program:
+    """A legal program around ``spec``'s op on ``case``, of Steps of
+    ``kinds`` only if given (STEPS names)."""
+    builder = _Builder(draw, spec, case, kinds)
     for before_op in (True, False):
         limit = BEFORE if before_op else AFTER
         count = 0
@@ -428,7 +439,8 @@ def programs(draw: st.DrawFn, spec: Spec, case: Case) -> Program:
 
 
 @st.composite
-def program_cases(draw: st.DrawFn, spec: Spec) -> Case:
-    """A Case of ``spec`` and a program drawn around its op."""
+def program_cases(draw: st.DrawFn, spec: Spec, kinds: tuple[str, ...] | None = None) -> Case:
+    """A Case of ``spec`` and a program drawn around its op (of Steps of
+    ``kinds`` only, if given)."""
     case = draw(spec.cases)
-    return dataclasses.replace(case, program=draw(programs(spec, case)))
+    return dataclasses.replace(case, program=draw(programs(spec, case, kinds)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import platform
 import sys
@@ -13,13 +14,16 @@ import torch
 
 from oracles.case import Case, View
 from oracles.modes import COMPILED, INDUCTOR, Compiled
+from oracles.programs import ops as program_ops
+from oracles.programs.program import Program
 from oracles.repro import checks
 from oracles.repro.cases import ALLOCATE, arguments_function, cases_table
 from oracles.repro.inliner import Inliner, join
 from oracles.repro.loading import fake_registration, op_loading
+from oracles.repro.source import rename
 from oracles.repro.values import comment, identifier, literal
 from oracles.signature import batch_signature
-from oracles.spec import Spec, SpecError
+from oracles.spec import Spec, SpecError, call_op
 
 CHECKS = ("reference", "fake", "schema", "compiled")
 
@@ -32,13 +36,14 @@ def write_repro(
     batched: bool,
     path: Path,
     mode: str | Compiled = INDUCTOR.name,
+    dynamic: bool = False,
 ) -> Path:
     """Write the standalone script for cases[index] failing `check` of `spec`
-    (the compiled check in Mode `mode`) to `path` (creating parent folders),
-    return path."""
+    (the compiled check in Mode `mode`, with dynamic shapes if ``dynamic``)
+    to `path` (creating parent folders), return path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_repro(spec, check, cases, index, batched, mode))
+    path.write_text(render_repro(spec, check, cases, index, batched, mode, dynamic))
     return path
 
 
@@ -51,6 +56,23 @@ def _copy_function(inliner: Inliner, fn: object, role: str) -> str | None:
     return inliner.name_of(fn, hint, f"the {role}")
 
 
+def _copy_program(inliner: Inliner, program: Program) -> str | None:
+    """The script's name for a drawn program, written from its own text with
+    the helpers it calls (and the definition of its second mutating op)."""
+    names = {"call_op": inliner.name_of(call_op, "call_op", "the program")}
+    if "scale_" in program.kinds():
+        module = inspect.getsource(program_ops)
+        body = module[module.index("import torch") :]
+        inliner.blocks.append(body.strip() + "\n")
+        inliner.bind(program_ops.scale_, "scale_")
+        names["scale_"] = "scale_"
+    if None in names.values():
+        return None
+    name = identifier("program", inliner._taken, "program")
+    inliner.blocks.append(rename(program.source(name), names))
+    return name
+
+
 def render_repro(
     spec: Spec,
     check: str,
@@ -58,9 +80,11 @@ def render_repro(
     index: int,
     batched: bool,
     mode: str | Compiled = INDUCTOR.name,
+    dynamic: bool = False,
 ) -> str:
     """The text of the script ``write_repro`` writes; ``mode``: a compiled
-    Mode or its name."""
+    Mode or its name; ``dynamic``: the compiled check compiles a Case alone
+    with dynamic shapes (as a drawn program is)."""
     if check not in CHECKS:
         raise ValueError(f"unknown check {check!r}; the checks are {', '.join(CHECKS)}")
     if isinstance(mode, str):
@@ -92,7 +116,14 @@ def render_repro(
             raise RuntimeError(f"the suite's {obj.__qualname__} was copied under another name")
     suite_blocks = len(inliner.blocks)
     loading, op_expression, defining_module = op_loading(spec, inliner)
-    program = _copy_function(inliner, spec.program, "program") if check == "compiled" else None
+    program = None
+    if check == "compiled":
+        generated = getattr(spec.program, "program", None)
+        program = (
+            _copy_program(inliner, generated)
+            if isinstance(generated, Program)
+            else _copy_function(inliner, spec.program, "program")
+        )
     reference = None
     if checks.needs_reference(check, spec):
         reference = _copy_function(inliner, spec.reference, "reference")
@@ -160,7 +191,8 @@ def render_repro(
             f"    return {program or 'program'}(op, **arguments({params}))\n"
         )
         out.append(
-            f"DYNAMIC = {batch is not None}  # one compile for the batch, dynamic in what varies\n"
+            f"DYNAMIC = {batch is not None or dynamic}  # one compile for the batch, "
+            "dynamic in what varies\n"
             f"STATIC_DIMS = {literal(static_dims)}  # (buffer, dim): equal across the batch\n"
         )
     out.append(

@@ -1,0 +1,238 @@
+"""The programs check: legal programs drawn around an op, the faults it finds
+in them (shrunk to a few Steps), its silence on correct programs, and its
+legality filters with the false positives they exist for."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+
+import pytest
+import torch
+from hypothesis import settings
+from hypothesis import strategies as st
+
+import oracles.programs.ops  # noqa: F401 - registers the op the Spec tests
+from oracles import known_faults
+from oracles.case import Buffer, Case, View
+from oracles.checks import CHECKS, _refused, bug_key, check_programs
+from oracles.findings import CheckFailure, Finding
+from oracles.modes import EAGER, INDUCTOR, PROGRAM
+from oracles.programs.legality import expected_refusal, internally_overlapping, overlap
+from oracles.programs.program import Program, Step
+from oracles.programs.strategy import program_cases
+from oracles.properties import run_property
+from oracles.repro import write_repro
+from oracles.sampling import sample
+from oracles.spec import Spec
+from oracles.verdicts import metadata, output_aliasing
+from suites.catalog import builtin_specs
+
+
+@st.composite
+def _scale_cases(draw: st.DrawFn, views: tuple = ((), (("select", 0, 1),))) -> Case:
+    rows, cols = draw(st.integers(2, 4)), draw(st.integers(2, 4))
+    ops = draw(st.sampled_from(views))
+    return Case(
+        {"b": Buffer((rows, cols), torch.float32)},
+        {"x": View("b", ops)},
+        draw(st.integers(0, 9)),
+    )
+
+
+# An opaque custom op that mutates its argument: the programs around it are
+# where the compiler faults live.
+SCALE = Spec("scale_", "conformance_programs::scale_", _scale_cases(), None)
+WHOLE = dataclasses.replace(SCALE, cases=_scale_cases(views=((),)))
+
+
+def _search(monkeypatch, spec: Spec, kinds: tuple[str, ...]) -> list:
+    """The failures a programs search of Steps of ``kinds`` finds, shrunk,
+    with known-fault triage off (so each fault blocks)."""
+    check = dataclasses.replace(CHECKS["programs"], cases=lambda s: program_cases(s, kinds))
+    base = settings(max_examples=40, database=None, derandomize=True)
+    with monkeypatch.context() as patch, pytest.raises(CheckFailure) as failed:
+        patch.setitem(CHECKS, "programs_of_kinds", check)
+        patch.setattr(known_faults, "KNOWN_FAULTS", ())
+        run_property(spec, "programs_of_kinds", base=base, mode="inductor", shrink_seconds=20)
+    return failed.value.failures
+
+
+def _found(failures: list, verdict: str, kind: str):
+    for failure in failures:
+        program = failure.cases[failure.index].program
+        verdicts = {f.verdict for f in failure.findings if f.blocking}
+        if verdict in verdicts and kind in program.kinds():
+            return failure, program
+    raise AssertionError(f"no {verdict} failure with a {kind} Step in {failures}")
+
+
+def _explained(spec: Spec, failure, fault: known_faults.KnownFault) -> None:
+    """With triage on, the shrunk failure is the known fault, not a new bug."""
+    if not fault.affects():
+        pytest.skip(f"{fault.name!r} does not reproduce on torch {torch.__version__}")
+    found = check_programs(spec, failure.cases[failure.index], None, INDUCTOR)
+    assert not [f for f in found if f.blocking], found
+    assert {f.fault for f in found if f.verdict == "known compiler fault"} == {fault.name}
+
+
+def test_finds_the_clone_alias_fault(monkeypatch) -> None:
+    failure, program = _found(
+        _search(monkeypatch, WHOLE, ("clone", "select", "narrow")), "aliasing", "clone"
+    )
+    assert len(program) <= 5
+    _explained(WHOLE, failure, known_faults.MUTATED_INPUT_ALIAS)
+
+
+def test_finds_the_dynamic_write_back_fault(monkeypatch) -> None:
+    # The Case is the whole buffer: the program makes the view the second op writes.
+    failure, program = _found(_search(monkeypatch, WHOLE, ("select", "scale_")), "values", "scale_")
+    assert program.dynamic and len(program) <= 5
+    _explained(WHOLE, failure, known_faults.DYNAMIC_WRITE_BACK)
+
+
+def test_finds_the_custom_op_flip_add_divergence(monkeypatch) -> None:
+    failure, program = _found(_search(monkeypatch, WHOLE, ("flip", "add_")), "values", "flip")
+    assert "add_" in program.kinds() and len(program) <= 5
+    assert "distinct bug values/inductor/" in str(failure.findings[-1])
+    _explained(WHOLE, failure, known_faults.MIRRORED_READ_AFTER_WRITE)
+
+
+def _program(*steps: Step, returns: tuple[int, ...], dynamic: bool = False) -> Program:
+    return Program(("x",), tuple(steps), returns, dynamic=dynamic)
+
+
+OP = Step("op")
+# Correct programs around a mutating op: reads, copies and writes that
+# compile right on every release.
+CORRECT = {
+    "read after the op": _program(OP, Step("flip", (0,), ((0,),), 1), returns=(0, 1)),
+    "write before the op": _program(
+        Step("narrow", (0,), (0, 0, 1), 1), Step("mul_", (1,)), OP, returns=(0,)
+    ),
+    "transposed copy before the op": _program(
+        Step("transpose", (0,), (0, 1), 1), Step("clone", (1,), (), 1), OP, returns=(0, 2)
+    ),
+    "cat": _program(OP, Step("cat", (0, 0), (0,), 1), returns=(1,)),
+    "index_select": _program(OP, Step("index_select", (0,), (0, (1, 0)), 1), returns=(0, 1)),
+    "roll, dynamic": _program(OP, Step("roll", (0,), (1, 1), 1), returns=(1,), dynamic=True),
+    "second op on a copy": _program(
+        OP, Step("double", (0,), (), 1), Step("scale_", (1,)), returns=(0, 1)
+    ),
+}
+CORRECT_CASE = Case({"b": Buffer((3, 4), torch.float32)}, {"x": View("b")}, 1)
+
+
+@pytest.mark.parametrize("name", CORRECT)
+def test_silent_on_correct_programs(name: str) -> None:
+    case = dataclasses.replace(CORRECT_CASE, program=CORRECT[name])
+    assert check_programs(WHOLE, case, None, INDUCTOR) == []
+
+
+def test_drawn_programs_are_legal_in_eager() -> None:
+    """Eager runs every drawn program: the filters leave nothing it refuses."""
+    specs = [SCALE, *(s for s in builtin_specs() if s.name in ("rms_norm", "rotary_embedding"))]
+    for spec in specs:
+        with spec.installed():
+            for case in sample(program_cases(spec), 60):
+                around = dataclasses.replace(spec, program=case.program.function())
+                ran = PROGRAM.run(around, case)
+                assert ran.error is None, (case.program.source(), ran.error)
+
+
+def test_internal_overlap() -> None:
+    positions = torch.arange(8)
+    assert internally_overlapping(positions.expand(2, 8))
+    assert internally_overlapping(positions.unfold(0, 3, 2))  # windows overlap
+    assert not internally_overlapping(positions.unfold(0, 2, 3))  # gapped windows
+    assert not internally_overlapping(positions.view(2, 4).t())
+
+
+def test_partial_overlap_on_storage_positions() -> None:
+    grid = torch.arange(6).view(2, 3)
+    left, right = grid[:, :2], grid[:, 1:]
+    assert overlap(left, right, True) == "partial"
+    assert overlap(grid[0], grid[1], True) == "none"
+    assert overlap(left, grid[:, :2], True) == "same"
+    assert overlap(left, right, False) == "none"  # other storages never meet
+
+
+def test_partial_overlap_is_what_eager_does_not_check() -> None:
+    """The false positive the filter exists for: eager gives up checking a
+    copy_ between strided views that partly overlap and runs it, with a
+    result that depends on its loop order."""
+    buffer = torch.arange(6.0)
+    grid = buffer.view(2, 3)
+    grid[:, :2].copy_(grid[:, 1:])  # no error: eager's overlap check is "too hard" here
+    assert overlap(torch.arange(6).view(2, 3)[:, :2], torch.arange(6).view(2, 3)[:, 1:], True)
+
+
+def test_writes_never_go_through_overlapping_views() -> None:
+    case = dataclasses.replace(CORRECT_CASE, program=None)
+    kinds = ("expand", "unfold", "add_", "mul_", "copy_", "fill_", "neg_")
+    for drawn in sample(program_cases(dataclasses.replace(WHOLE, cases=st.just(case)), kinds), 80):
+        ran = PROGRAM.run(dataclasses.replace(WHOLE, program=drawn.program.function()), drawn)
+        assert ran.error is None, drawn.program.source()
+
+
+def test_expected_refusals() -> None:
+    refusal = RuntimeError("the tensor being mutated has internal overlap")
+    assert expected_refusal(frozenset({"unfold"}), refusal) == "unfold"
+    assert expected_refusal(frozenset(), refusal) is None  # no write through unfold: a bug
+    assert expected_refusal(frozenset({"as_strided"}), RuntimeError("as_strided_scatter")) == (
+        "as_strided"
+    )
+    program = _program(OP, returns=(0,))
+    failed = Finding("compiled", "failed", error=refusal)
+    assert _refused(program, INDUCTOR, failed) is None
+    through = dataclasses.replace(program, written_through=frozenset({"unfold"}))
+    note = _refused(through, INDUCTOR, failed)
+    assert note.verdict == "expected refusal" and not note.blocking
+
+
+def test_layout_of_intermediate_views_does_not_block() -> None:
+    real, other = torch.zeros(2, 3), torch.zeros(3, 2).t()
+    assert [f.blocking for f in metadata("out[0]", real, other, "inductor", "eager")] == [True]
+    found = metadata("out[0]", real, other, "inductor", "eager", layout_significant=False)
+    assert [(f.verdict, f.blocking) for f in found] == [("intermediate strides", False)]
+
+
+def test_output_aliasing_is_reported_without_blocking() -> None:
+    a = torch.zeros(4)
+    found = output_aliasing((a, a[1:]), (a, torch.zeros(3)), "inductor")
+    assert [(f.verdict, f.blocking) for f in found] == [("output aliasing", False)]
+    assert "out[0] and out[1] share storage in eager, but not in inductor" in found[0].message
+    assert output_aliasing((a, a[1:]), (a, a[:3]), "inductor") == []
+
+
+def test_bug_key_tells_symptom_mode_shapes_and_kinds() -> None:
+    program = _program(OP, Step("flip", (0,), ((0,),), 1), Step("add_", (0, 1)), returns=(0,))
+    findings = [Finding("values", "x"), Finding("output aliasing", "y", blocking=False)]
+    assert bug_key(findings, INDUCTOR, program) == "values/inductor/static/add_,flip,op"
+
+
+def test_repro_script_of_a_drawn_program(tmp_path) -> None:
+    """The program's repro compiles exactly its text and fails while the bug is there."""
+    flip_add = _program(OP, Step("flip", (0,), ((0,),), 1), Step("add_", (0, 1)), returns=(1,))
+    case = dataclasses.replace(CORRECT_CASE, program=flip_add)
+    around = dataclasses.replace(WHOLE, program=flip_add.function())
+    script = write_repro(around, "compiled", [case], 0, False, tmp_path / "repro.py")
+    text = script.read_text()
+    assert "v1 = x.flip((0,))" in text and "x.add_(v1)" in text
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    reproduces = known_faults.MIRRORED_READ_AFTER_WRITE.affects()
+    assert run.returncode == int(reproduces), run.stdout[-2000:] + run.stderr[-2000:]
+
+
+def test_the_op_step_sees_what_the_op_returns() -> None:
+    """A drawn program returns the op's outputs, or what it writes."""
+    rms = next(s for s in builtin_specs() if s.name == "rms_norm")
+    with rms.installed():
+        for case in sample(program_cases(rms), 10):
+            program = case.program
+            eager = EAGER.run(rms, case, snapshot=False)
+            op_step = next(s for s in program.steps if s.kind == "op")
+            assert op_step.outputs == len(eager.outputs)
+    for case in sample(program_cases(WHOLE), 10):
+        assert case.program.returns[0] == 0  # scale_ returns nothing: x is returned
