@@ -58,6 +58,16 @@ PROFILE_TAG_MODES = {
     "ci": {"triton": ("inductor",), "norm": _OPAQUE, "activation": _OPAQUE, "collective": _OPAQUE}
 }
 
+# The programs check compiles every example on its own, so profiles give it
+# a budget of its own (examples per spec and Mode) and ci runs it in inductor
+# only: a few programs per spec in the gate, hours of them at night.
+PROFILE_CHECK_EXAMPLES = {
+    "dev": {"programs": 10},
+    "ci": {"programs": 4},
+    "nightly": {"programs": 200},
+}
+PROFILE_CHECK_MODES = {"ci": {"programs": ("inductor",)}}
+
 _SPECS = pytest.StashKey[list]()
 
 
@@ -133,10 +143,12 @@ def pytest_configure(config: pytest.Config) -> None:
     selected_modes(config)  # a misspelt --modes stops the run here
 
 
-def selected_modes(config: pytest.Config, spec: Spec | None = None) -> list[str]:
-    """The compiled Modes this run selects (for ``spec``): --modes, else the
-    profile's, narrowed by the spec's family tags; an injected compiler fault
-    only where --modes names it."""
+def selected_modes(
+    config: pytest.Config, spec: Spec | None = None, check: str | None = None
+) -> list[str]:
+    """The compiled Modes this run selects (for ``spec`` and ``check``):
+    --modes, else the profile's, narrowed by the spec's family tags and for
+    the check; an injected compiler fault only where --modes names it."""
     from oracles.modes import COMPILED
     from suites.catalog import fault_modes
 
@@ -156,6 +168,10 @@ def selected_modes(config: pytest.Config, spec: Spec | None = None) -> list[str]
         for tag, modes in PROFILE_TAG_MODES.get(profile, {}).items():
             if tag in spec.families:
                 chosen = [m for m in chosen if m in modes]
+    if check is not None and not option:
+        modes = PROFILE_CHECK_MODES.get(profile, {}).get(check)
+        if modes is not None:
+            chosen = [m for m in chosen if m in modes]
     return [m for m in (*COMPILED, *faults) if m in chosen]
 
 
@@ -171,6 +187,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     params = [
         pytest.param(spec, mode, id=spec.id if single else f"{spec.id}-{mode}")
         for spec in specs
-        for mode in single or selected_modes(metafunc.config, spec)
+        for mode in single or selected_modes(metafunc.config, spec, check.name)
     ]
     metafunc.parametrize("spec,mode", params)
+
+
+def check_examples(check: str) -> int | None:
+    """The examples the current profile gives ``check``, if it sets them."""
+    return PROFILE_CHECK_EXAMPLES.get(settings.get_current_profile_name(), {}).get(check)

@@ -15,7 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
+from conftest import check_examples
 from oracles.checks import CHECKS, Check
 from oracles.findings import CheckFailure, ConformanceFailure
 from oracles.properties import BATCH_SIZE, Replay, ReproOptions, Tally, run_property
@@ -50,9 +52,11 @@ def _run(
     failure = None
     tally = Tally()
     try:
+        examples = check_examples(check)
         run_property(
             spec,
             check,
+            base=None if examples is None else settings(max_examples=examples),
             mode=fault or mode,
             on_finding=record_finding,
             batch_size=config.getoption("--batch-size") or BATCH_SIZE,
