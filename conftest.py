@@ -54,6 +54,10 @@ PROFILE_MODES = {
 # back into written inputs, which the rope family's Specs already run through
 # inductor_triton, so ci runs them in inductor and inductor_no_size_asserts.
 _OPAQUE = ("inductor", "inductor_no_size_asserts")
+# Modes that matter only around an opaque op with a fake: without its size
+# asserts, Inductor trusts a wrong fake silently, and a pure-PyTorch op has no
+# fake to trust, so ci runs these for ops with a schema only.
+PROFILE_FAKE_MODES = {"ci": ("inductor_no_size_asserts",)}
 PROFILE_TAG_MODES = {
     "ci": {"triton": ("inductor",), "norm": _OPAQUE, "activation": _OPAQUE, "collective": _OPAQUE}
 }
@@ -168,11 +172,19 @@ def selected_modes(
         for tag, modes in PROFILE_TAG_MODES.get(profile, {}).items():
             if tag in spec.families:
                 chosen = [m for m in chosen if m in modes]
+    if spec is not None and not option and not _has_schema(spec):
+        chosen = [m for m in chosen if m not in PROFILE_FAKE_MODES.get(profile, ())]
     if check is not None and not option:
         modes = PROFILE_CHECK_MODES.get(profile, {}).get(check)
         if modes is not None:
             chosen = [m for m in chosen if m in modes]
     return [m for m in (*COMPILED, *faults) if m in chosen]
+
+
+def _has_schema(spec: Spec) -> bool:
+    """The spec's op is a torch op (a qualified name or an overload), not a
+    Python function; known without loading it."""
+    return isinstance(spec.op, str) or hasattr(spec.op, "_schema")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -1,0 +1,175 @@
+"""How fast the programs check finds compiler bugs: programs per second and
+distinct bugs per hour, on this machine, in one run.
+
+Run from the checkout:  python -m benchmarks.programs [--minutes 60]
+                        [--modes inductor] [--specs FILE_OR_MODULE ...]
+                        [--examples 25] [--out DIR]
+
+It runs the programs check over every spec (the built-in catalog, or
+``--specs``) in turn, ``--examples`` programs per spec and Mode a round,
+with fresh random draws each round, until the time is up. Every failure is
+shrunk and cut down to its fewest Steps, keyed by symptom, Mode, static or
+dynamic shapes and the kinds of Step left (``oracles.checks.bug_key``), and
+written as a standalone repro under ``--out``; a known compiler fault that
+explains a program is counted once per fault. The table of distinct bugs
+(new, or the known fault or upstream issue they match) goes to its section
+of ``benchmarks/RESULTS.md`` and, in full, to ``--out``/programs.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import time
+from pathlib import Path
+
+import torch
+from hypothesis import settings
+
+from oracles.checks import bug_key
+from oracles.findings import CheckFailure, Finding
+from oracles.known_faults import KNOWN_FAULTS
+from oracles.properties import ReproOptions, Tally, run_property
+from oracles.spec import SpecError, Unavailable, load_specs
+from suites.catalog import builtin_specs
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+@dataclasses.dataclass
+class Bug:
+    """One distinct bug: where it was first seen and how to reproduce it."""
+
+    key: str
+    spec: str
+    minute: float
+    known: str  # the known fault that explains it, or "new"
+    repro: str
+    program: str = ""
+
+
+def _known(finding: Finding) -> str:
+    fault = next((f for f in KNOWN_FAULTS if f.name == finding.fault), None)
+    upstream = f" ({', '.join(fault.upstream)})" if fault and fault.upstream else ""
+    return f"known: {finding.fault}{upstream}"
+
+
+def explore(
+    specs: list,
+    modes: list[str],
+    minutes: float,
+    examples: int,
+    out: Path,
+    spec_options: tuple[str, ...] = (),
+) -> dict:
+    """Run until ``minutes`` are up; the programs judged and the distinct bugs."""
+    start = time.monotonic()
+    deadline = start + 60 * minutes
+    bugs: dict[str, Bug] = {}
+    tally = Tally()
+    rounds = 0
+    while time.monotonic() < deadline:
+        rounds += 1
+        for spec in specs:
+            for mode in modes:
+                if time.monotonic() >= deadline:
+                    break
+
+                def seen(finding: Finding, case: str, spec=spec) -> None:
+                    if finding.fault is not None and finding.fault not in bugs:
+                        minute = (time.monotonic() - start) / 60
+                        bugs[finding.fault] = Bug(
+                            finding.fault, spec.name, minute, _known(finding), case
+                        )
+
+                test = f"suites/test_conformance.py::test_programs[{spec.id}-{mode}]"
+                rerun = " ".join([f"pytest '{test}' --modes={mode}", *spec_options])
+                repro = ReproOptions(out / f"round{rounds}", rerun)
+                try:
+                    run_property(
+                        spec,
+                        "programs",
+                        base=settings(max_examples=examples, database=None),
+                        mode=mode,
+                        on_finding=seen,
+                        repro=repro,
+                        tally=tally,
+                    )
+                except Unavailable:
+                    continue
+                except CheckFailure as failure:
+                    for one in failure.failures:
+                        program = one.cases[one.index].program
+                        key = bug_key(one.findings, _mode(mode), program)
+                        if key not in bugs:
+                            bugs[key] = Bug(
+                                key,
+                                spec.name,
+                                (time.monotonic() - start) / 60,
+                                "new",
+                                str(one.script or one.script_problem),
+                                program.source(),
+                            )
+    elapsed = time.monotonic() - start
+    return {"programs": tally.cases, "seconds": elapsed, "bugs": list(bugs.values())}
+
+
+def _mode(name: str):
+    from oracles.modes import COMPILED
+
+    return COMPILED[name]
+
+
+def table(result: dict, modes: list[str], specs: int) -> str:
+    hours = result["seconds"] / 3600
+    bugs = result["bugs"]
+    lines = [
+        f"torch {torch.__version__}, {os.cpu_count()} cores, {specs} specs, Modes "
+        f"{', '.join(modes)}, {result['seconds'] / 60:.0f} minutes: "
+        f"{result['programs']} programs judged (shrinking included), "
+        f"{result['programs'] / result['seconds']:.2f} programs/s; "
+        f"{len(bugs)} distinct bugs, {len(bugs) / hours:.1f} per hour "
+        f"({sum(b.known == 'new' for b in bugs)} not explained by a known fault).",
+        "",
+        "| first seen (min) | spec | distinct bug | known? | repro |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for bug in sorted(bugs, key=lambda b: b.minute):
+        lines.append(f"| {bug.minute:.1f} | {bug.spec} | `{bug.key}` | {bug.known} | {bug.repro} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=60)
+    parser.add_argument("--modes", default="inductor")
+    parser.add_argument("--specs", action="append", default=[])
+    parser.add_argument("--examples", type=int, default=25)
+    parser.add_argument("--out", type=Path, default=CHECKOUT / "reports" / "out" / "programs")
+    parser.add_argument("--no-results", action="store_true", help="leave RESULTS.md as it is")
+    options = parser.parse_args()
+    try:
+        specs = [s for t in options.specs for s in load_specs(t)] or builtin_specs()
+    except SpecError as error:
+        parser.error(str(error))
+    modes = options.modes.split(",")
+    spec_options = tuple(f"--specs={t}" for t in options.specs)
+    result = explore(specs, modes, options.minutes, options.examples, options.out, spec_options)
+    text = table(result, modes, len(specs))
+    programs = "\n\n".join(
+        f"### `{b.key}` ({b.spec})\n\n```python\n{b.program}```"
+        for b in result["bugs"]
+        if b.program
+    )
+    options.out.mkdir(parents=True, exist_ok=True)
+    (options.out / "programs.md").write_text(f"{text}\n\n{programs}\n")
+    print(text)
+    if not options.no_results:
+        from benchmarks.results import update
+
+        update("programs", "## Generated programs\n\n" + text)
+
+
+if __name__ == "__main__":
+    main()
