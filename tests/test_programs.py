@@ -156,6 +156,13 @@ def test_partial_overlap_on_storage_positions() -> None:
     assert overlap(grid[0], grid[1], True) == "none"
     assert overlap(left, grid[:, :2], True) == "same"
     assert overlap(left, right, False) == "none"  # other storages never meet
+    row = torch.arange(3).view(1, 3)
+    # the same positions, strides apart only in a size-1 dimension: eager refuses
+    # an in-place update between them, so the filter does too
+    assert overlap(row, row.as_strided((1, 3), (1, 1)), True) == "partial"
+    with pytest.raises(RuntimeError, match="single memory location"):
+        values = torch.zeros(3)
+        values.view(1, 3).add_(values.as_strided((1, 3), (1, 1)))
 
 
 def test_partial_overlap_is_what_eager_does_not_check() -> None:

@@ -37,10 +37,12 @@ def internally_overlapping(shadow: torch.Tensor) -> bool:
 
 def overlap(a: torch.Tensor, b: torch.Tensor, same_storage: bool) -> str:
     """How two views' elements meet: ``none``, ``same`` (element for element
-    the same positions) or ``partial`` (shared positions at other places)."""
+    the same positions, with the same strides) or ``partial``. Eager refuses
+    an in-place update between views that meet with other strides, even
+    where only the strides of size-1 dimensions differ."""
     if not same_storage or not bool(torch.isin(a.reshape(-1), b.reshape(-1)).any()):
         return "none"
-    if a.shape == b.shape and torch.equal(a, b):
+    if a.shape == b.shape and a.stride() == b.stride() and torch.equal(a, b):
         return "same"
     return "partial"
 
