@@ -49,10 +49,11 @@ class Bug:
     program: str = ""
 
 
-def _known(finding: Finding) -> str:
-    fault = next((f for f in KNOWN_FAULTS if f.name == finding.fault), None)
-    upstream = f" ({', '.join(fault.upstream)})" if fault and fault.upstream else ""
-    return f"known: {finding.fault}{upstream}"
+def _known(finding: Finding) -> tuple[str, str]:
+    """What a known fault's Finding matches, and its standalone repro."""
+    fault = next(f for f in KNOWN_FAULTS if f.name == finding.fault)
+    upstream = f" ({', '.join(fault.upstream)})" if fault.upstream else ""
+    return f"known: {finding.fault}{upstream}", fault.repro
 
 
 def explore(
@@ -80,7 +81,7 @@ def explore(
                     if finding.fault is not None and finding.fault not in bugs:
                         minute = (time.monotonic() - start) / 60
                         bugs[finding.fault] = Bug(
-                            finding.fault, spec.name, minute, _known(finding), case
+                            finding.fault, spec.name, minute, *_known(finding)
                         )
 
                 test = f"suites/test_conformance.py::test_programs[{spec.id}-{mode}]"
