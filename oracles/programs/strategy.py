@@ -163,9 +163,7 @@ class _Builder:
             if target is None:
                 return None
             t = self.values[target]
-            if kind in ("mul_", "neg_", "scale_") and not t.floating and kind != "mul_":
-                return None
-            if kind == "scale_" and not t.floating:
+            if kind in ("neg_", "scale_") and not t.floating:
                 return None
             if kind in ("fill_", "copy_") and self._overwrites_op(t):
                 return None
@@ -191,8 +189,8 @@ class _Builder:
         if kind == "clone":
             self.add_value(self.fresh_value(t.shadow.clone(), t.dtype))
             return Step(kind, (target,), (), 1)
-        if kind == "double":
-            if not self.exact or t.dtype == torch.bool:
+        if kind == "double":  # exact in every dtype, and in the float64 program
+            if t.dtype == torch.bool:
                 return None
             self.add_value(self.fresh_value(t.shadow.clone(), t.dtype))
             return Step(kind, (target,), (), 1)
