@@ -130,6 +130,31 @@ def test_silent_on_correct_programs(name: str) -> None:
     assert check_programs(WHOLE, case, None, INDUCTOR) == []
 
 
+def _rms_norm_program(*steps: Step, returns: tuple[int, ...]) -> Program:
+    return Program(("input", "weight"), (Step("op", (), (), 1), *steps), returns)
+
+
+# Around a catalog op that returns a fresh tensor (value 2): updates of what it
+# returned, reads of its inputs, and its input updated after it.
+CORRECT_AROUND_RMS_NORM = {
+    "mirrored update of the output": _rms_norm_program(
+        Step("flip", (2,), ((0,),), 1), Step("add_", (2, 3)), returns=(2,)
+    ),
+    "input doubled after the op": _rms_norm_program(
+        Step("scale_", (0,)), Step("roll", (2,), (1, 0), 1), returns=(2, 3)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", CORRECT_AROUND_RMS_NORM)
+def test_silent_on_correct_programs_around_a_catalog_op(name: str) -> None:
+    rms = next(s for s in builtin_specs() if s.name == "rms_norm")
+    with rms.installed():
+        for case in sample(rms.cases, 3):
+            case = dataclasses.replace(case, program=CORRECT_AROUND_RMS_NORM[name])
+            assert check_programs(rms, case, None, INDUCTOR) == [], case.describe()
+
+
 def test_drawn_programs_are_legal_in_eager() -> None:
     """Eager runs every drawn program: the filters leave nothing it refuses."""
     specs = [SCALE, *(s for s in builtin_specs() if s.name in ("rms_norm", "rotary_embedding"))]
