@@ -309,6 +309,8 @@ def _search(spec, check, mode, prop, base, batch_size, shrink_seconds, search) -
 def _failures(error: BaseException) -> list[ConformanceFailure]:
     if isinstance(error, ConformanceFailure):
         return [error]
+    if not isinstance(error, BaseExceptionGroup):
+        return []
     found = [f for e in error.exceptions for f in _failures(e)]
     if len(found) < len(_leaves(error)):
         raise error  # something other than a conformance failure went wrong
