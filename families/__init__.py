@@ -40,6 +40,7 @@ def triton_prepare(
             raise Unavailable(problem)
         getattr(importlib.import_module(module), register)()
 
+    prepare.registers = (module, register)  # what a repro script calls to register the ops
     return prepare
 
 

@@ -255,6 +255,9 @@ def test_repro_script_of_a_drawn_program(tmp_path) -> None:
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     reproduces = known_faults.MIRRORED_READ_AFTER_WRITE.affects()
     assert run.returncode == int(reproduces), run.stdout[-2000:] + run.stderr[-2000:]
+    assert "[compiled]" not in run.stdout  # it compiled: the values are what differ
+    if reproduces:
+        assert "[values] out[0]" in run.stdout, run.stdout[-2000:]
 
 
 def test_the_op_step_sees_what_the_op_returns() -> None:

@@ -329,3 +329,20 @@ def test_schema_script_names_the_write_past_the_slice(tmp_path):
     assert "of buffer 'qkv'" in schema.stdout
     assert passing.returncode == 0, _explain(passing)
     assert "within 2 ULP of the float64 reference" in passing.stdout
+
+
+def test_a_triton_spec_script_registers_its_op_and_compiles_the_default_program(tmp_path):
+    """A Triton op is registered by a call, not on import; and the default
+    program reads the schema through a helper Dynamo must treat as a constant."""
+    from oracles.sampling import sample
+    from suites.catalog import builtin_specs
+
+    spec = next(s for s in builtin_specs() if s.name == "rms_norm_triton")
+    with spec.installed():
+        case = sample(spec.cases, 1)[0]
+        script = write_repro(spec, "compiled", [case], 0, False, tmp_path / "repro.py")
+    text = script.read_text()
+    assert 'import_module("families.norm.triton_ops").register_triton()' in text
+    assert "@torch._dynamo.assume_constant_result\ndef positional_names" in text
+    [result] = _run(script, cwd=tmp_path)
+    assert result.returncode == 0, _explain(result)

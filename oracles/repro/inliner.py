@@ -192,6 +192,9 @@ class Inliner:
             self.problems.append(f"{where}'s source: {fn.__qualname__}: {error}")
             return name
         renamed = "" if name == fn.__name__ or is_lambda else f" (as {name})"
+        if getattr(fn, "_dynamo_marked_constant", False):
+            # Its decorator is stripped with the others, but Dynamo needs it.
+            text = f"@torch._dynamo.assume_constant_result\n{text}"
         self.blocks.append(f"# {fn.__qualname__}, copied from {location(fn)}{renamed}\n{text}")
         return name
 

@@ -132,6 +132,12 @@ def op_loading(spec: Spec, inliner: Inliner) -> tuple[list[str], str, types.Modu
             ),
             *_import_module_lines(module),
         ]
+        # A prepare that registers the op by a call (``prepare.registers``:
+        # module and function) rather than on import: the script calls it too.
+        registers = getattr(spec.prepare, "registers", None)
+        if registers is not None:
+            call = f"importlib.import_module({literal(registers[0])}).{registers[1]}()"
+            lines.append(call)
         return lines, expression, module
     if overload.namespace in _TORCH_NAMESPACES or not torch.ops.loaded_libraries:
         return [], expression, None
