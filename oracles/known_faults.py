@@ -251,6 +251,21 @@ UNFOLD_WRITE = KnownFault(
 )
 
 
+DYNAMIC_DOUBLE_UNFOLD = KnownFault(
+    name="dynamic double unfold",
+    releases=("2.11.", "2.12.", "2.13.", "2.14.", "2.15."),
+    summary="with dynamic shapes, an unfold of an unfold of a graph input's view "
+    "whose size is an int input gets contiguous strides its storage cannot hold "
+    "(setStorage ... out of bounds)",
+    script="dynamic_double_unfold",
+    upstream=(),
+    fixes=(),
+    explains=frozenset({"compiled"}),
+    applies=lambda s: s.batched and "unfold" in s.kinds,
+    witness="aot_eager",
+)
+
+
 KNOWN_FAULTS = (
     DYNAMIC_WRITE_BACK,
     MUTATED_INPUT_ALIAS,
@@ -258,4 +273,5 @@ KNOWN_FAULTS = (
     AUTOGRAD_CACHE_SPECIALIZATION,
     MIRRORED_READ_AFTER_WRITE,
     UNFOLD_WRITE,
+    DYNAMIC_DOUBLE_UNFOLD,
 )

@@ -100,11 +100,52 @@ def test_finds_the_custom_op_flip_add_divergence(monkeypatch) -> None:
     _explained(WHOLE, failure, known_faults.MIRRORED_READ_AFTER_WRITE)
 
 
-def _program(*steps: Step, returns: tuple[int, ...], dynamic: bool = False) -> Program:
-    return Program(("x",), tuple(steps), returns, dynamic=dynamic)
+def _program(
+    *steps: Step, returns: tuple[int, ...], dynamic: bool = False, through: tuple[str, ...] = ()
+) -> Program:
+    """A program around the op on ``x``; ``through``: the views it writes through."""
+    return Program(
+        ("x",), tuple(steps), returns, dynamic=dynamic, written_through=frozenset(through)
+    )
 
 
 OP = Step("op")
+
+
+def _judged(program: Program, case: Case, monkeypatch, fault: known_faults.KnownFault) -> None:
+    """Blocking without triage; with it, the known fault (where it affects this release)."""
+    case = dataclasses.replace(case, program=program)
+    with monkeypatch.context() as patch:
+        patch.setattr(known_faults, "KNOWN_FAULTS", ())
+        blocking = [f for f in check_programs(WHOLE, case, None, INDUCTOR) if f.blocking]
+    if not fault.affects():
+        return
+    assert blocking, program.source()
+    found = check_programs(WHOLE, case, None, INDUCTOR)
+    assert not [f for f in found if f.blocking], found
+    assert {f.fault for f in found if f.verdict == "known compiler fault"} == {fault.name}
+
+
+def test_a_write_through_unfold_that_leaves_elements_uncovered(monkeypatch) -> None:
+    # one window of 2 columns of 4: columns 2 and 3 are not covered
+    unfold = Step("unfold", (0,), (1, 2, 3), 1)
+    program = _program(OP, unfold, Step("mul_", (1,)), returns=(0,), through=("unfold",))
+    _judged(program, CORRECT_CASE, monkeypatch, known_faults.UNFOLD_WRITE)
+
+
+def test_a_double_unfold_of_a_view_with_dynamic_sizes(monkeypatch) -> None:
+    narrowed = Case({"b": Buffer((5, 8), torch.float32)}, {"x": View("b", (("narrow", 0, 0, 2),))})
+    program = _program(
+        OP,
+        Step("reshape", (0,), ((-1,),), 1),
+        Step("unfold", (1,), (0, 6, 2), 1),
+        Step("unfold", (2,), (1, 4, 1), 1),
+        returns=(0, 3),
+        dynamic=True,
+    )
+    _judged(program, narrowed, monkeypatch, known_faults.DYNAMIC_DOUBLE_UNFOLD)
+
+
 # Correct programs around a mutating op: reads, copies and writes that
 # compile right on every release.
 CORRECT = {
