@@ -266,6 +266,21 @@ DYNAMIC_DOUBLE_UNFOLD = KnownFault(
 )
 
 
+INDEX_COPY_LAYOUT = KnownFault(
+    name="index_copy layout",
+    releases=("2.11.", "2.12.", "2.13.", "2.14.", "2.15."),
+    summary="functionalization turns index_copy_ into an index_copy that returns a "
+    "contiguous tensor, so what a program computes from the updated input takes "
+    "that layout instead of the input's (every compiled stage shares it)",
+    script="index_copy_layout",
+    upstream=("pytorch/pytorch#133512",),
+    fixes=(),
+    explains=frozenset({"metadata"}),
+    applies=lambda s: "index_copy_" in s.kinds,
+    witness="pattern",
+)
+
+
 KNOWN_FAULTS = (
     DYNAMIC_WRITE_BACK,
     MUTATED_INPUT_ALIAS,
@@ -274,4 +289,5 @@ KNOWN_FAULTS = (
     MIRRORED_READ_AFTER_WRITE,
     UNFOLD_WRITE,
     DYNAMIC_DOUBLE_UNFOLD,
+    INDEX_COPY_LAYOUT,
 )

@@ -133,6 +133,19 @@ def test_a_write_through_unfold_that_leaves_elements_uncovered(monkeypatch) -> N
     _judged(program, CORRECT_CASE, monkeypatch, known_faults.UNFOLD_WRITE)
 
 
+def test_a_layout_lost_by_index_copy_(monkeypatch) -> None:
+    transposed = Case(
+        {"b": Buffer((5, 4), torch.float32)}, {"x": View("b", (("permute", (1, 0)),))}
+    )
+    program = _program(
+        OP,
+        Step("index_copy_", (0,), (0, (1,), (0,))),
+        Step("double", (0,), (), 1),
+        returns=(1,),
+    )
+    _judged(program, transposed, monkeypatch, known_faults.INDEX_COPY_LAYOUT)
+
+
 def test_a_double_unfold_of_a_view_with_dynamic_sizes(monkeypatch) -> None:
     narrowed = Case({"b": Buffer((5, 8), torch.float32)}, {"x": View("b", (("narrow", 0, 0, 2),))})
     program = _program(
