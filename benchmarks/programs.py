@@ -99,11 +99,6 @@ def explore(
                     )
                 except Unavailable:
                     continue
-                except Exception as error:  # the suite's own failure: counted, not fatal
-                    key = f"suite error/{mode}/{type(error).__name__}"
-                    if key not in bugs:
-                        minute = (time.monotonic() - start) / 60
-                        bugs[key] = Bug(key, spec.name, minute, "suite error", str(error)[:300])
                 except CheckFailure as failure:
                     for one in failure.failures:
                         program = one.cases[one.index].program
@@ -117,6 +112,11 @@ def explore(
                                 str(one.script or one.script_problem),
                                 program.source(),
                             )
+                except Exception as error:  # the suite's own failure: counted, not fatal
+                    key = f"suite error/{mode}/{type(error).__name__}"
+                    if key not in bugs:
+                        minute = (time.monotonic() - start) / 60
+                        bugs[key] = Bug(key, spec.name, minute, "suite error", str(error)[:300])
     elapsed = time.monotonic() - start
     return {"programs": tally.cases, "seconds": elapsed, "bugs": list(bugs.values())}
 
