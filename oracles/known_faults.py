@@ -281,6 +281,34 @@ INDEX_COPY_LAYOUT = KnownFault(
 )
 
 
+COPY_BEFORE_MUTATION = KnownFault(
+    name="copy before a mutation",
+    releases=("2.11.", "2.12.", "2.13.", "2.14.", "2.15."),
+    summary="a copy_ from a graph input's view, taken before an opaque custom op "
+    "mutates that view, receives the mutated values",
+    script="copy_before_mutation",
+    upstream=("pytorch/pytorch#198131",),
+    fixes=("pytorch/pytorch#198132",),
+    explains=frozenset({"values"}),
+    applies=lambda s: s.writes and "copy_" in s.kinds,
+    witness="aot_eager",
+)
+
+
+CAT_VIEW = KnownFault(
+    name="view of a cat",
+    releases=("2.11.", "2.12.", "2.13.", "2.14.", "2.15."),
+    summary="Inductor lays out a cat of permuted views in their stride order and "
+    "then cannot compile a view of it that eager allows",
+    script="cat_view",
+    upstream=(),
+    fixes=(),
+    explains=frozenset({"compiled"}),
+    applies=lambda s: {"cat", "view"} <= set(s.kinds),
+    witness="aot_eager",
+)
+
+
 KNOWN_FAULTS = (
     DYNAMIC_WRITE_BACK,
     MUTATED_INPUT_ALIAS,
@@ -290,4 +318,6 @@ KNOWN_FAULTS = (
     UNFOLD_WRITE,
     DYNAMIC_DOUBLE_UNFOLD,
     INDEX_COPY_LAYOUT,
+    COPY_BEFORE_MUTATION,
+    CAT_VIEW,
 )

@@ -146,6 +146,45 @@ def test_a_layout_lost_by_index_copy_(monkeypatch) -> None:
     _judged(program, transposed, monkeypatch, known_faults.INDEX_COPY_LAYOUT)
 
 
+def test_a_copy_taken_before_a_catalog_op_mutates_its_source(monkeypatch) -> None:
+    """``weight.copy_(input[0])``, then fused_add_rms_norm writes ``input``."""
+    norm = next(s for s in builtin_specs() if s.name == "fused_add_rms_norm")
+    case = Case(
+        {"a": Buffer((2, 8), torch.float32), "r": Buffer((2, 8), torch.float32)}
+        | {"w": Buffer((8,), torch.float32)},
+        {"input": View("a"), "residual": View("r"), "weight": View("w"), "epsilon": 1e-6},
+        1,
+    )
+    steps = (Step("select", (0,), (0, 0), 1), Step("copy_", (2, 3)), OP)
+    case = dataclasses.replace(
+        case, program=Program(("input", "residual", "weight"), steps, (0, 1, 2))
+    )
+    with norm.installed(), monkeypatch.context() as patch:
+        patch.setattr(known_faults, "KNOWN_FAULTS", ())
+        assert [f for f in check_programs(norm, case, None, INDUCTOR) if f.blocking]
+    if not known_faults.COPY_BEFORE_MUTATION.affects():
+        return
+    with norm.installed():
+        found = check_programs(norm, case, None, INDUCTOR)
+    assert not [f for f in found if f.blocking], found
+    assert {f.fault for f in found} == {known_faults.COPY_BEFORE_MUTATION.name}
+
+
+def test_a_view_of_a_cat_of_permuted_views(monkeypatch) -> None:
+    narrow = Case(
+        {"b": Buffer((3, 5, 4), torch.float32)},
+        {"x": View("b", (("narrow", 0, 0, 1), ("narrow", 1, 0, 2), ("narrow", 2, 0, 1)))},
+    )
+    program = _program(
+        OP,
+        Step("permute", (0,), ((1, 0, 2),), 1),
+        Step("cat", (1, 1), (1,), 1),
+        Step("view", (2,), ((-1,),), 1),
+        returns=(0, 3),
+    )
+    _judged(program, narrow, monkeypatch, known_faults.CAT_VIEW)
+
+
 def test_a_double_unfold_of_a_view_with_dynamic_sizes(monkeypatch) -> None:
     narrowed = Case({"b": Buffer((5, 8), torch.float32)}, {"x": View("b", (("narrow", 0, 0, 2),))})
     program = _program(
