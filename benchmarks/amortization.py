@@ -39,17 +39,18 @@ import torch
 import torch._inductor.config as inductor_config
 from hypothesis import settings
 
-import conftest  # noqa: F401  (registers the Hypothesis profiles)
 from benchmarks import results
 from families.rope import specs as rope
-from oracles.checks import check_compiled, check_fake
-from oracles.compile import compiled_programs, use_cache_root
-from oracles.findings import CheckFailure
-from oracles.modes import COMPILED, INDUCTOR, program_of
-from oracles.properties import BATCH_SIZE, run_property
-from oracles.sampling import sample
-from oracles.signature import batch_signature, bind, signature_of
-from oracles.spec import load_specs
+from oracles.checks.compiled import check_compiled
+from oracles.checks.fake import check_fake
+from oracles.core.findings import CheckFailure
+from oracles.core.signature import batch_signature, bind, signature_of
+from oracles.modes import COMPILED, INDUCTOR
+from oracles.modes.cache import compiled_programs, use_cache_root
+from oracles.modes.programs import of_buffers
+from oracles.runner.loading import load_specs
+from oracles.runner.property import BATCH_SIZE, run_property
+from oracles.strategies.sampling import sample
 from suites import zoo
 
 USER_SPECS = Path(__file__).parent.parent / "tests" / "user_specs" / "argument_specs.py"
@@ -117,7 +118,7 @@ class Counter:
 
 def naive(spec, counter: Counter):
     def run(case):
-        names, program = program_of(spec, case)
+        names, program = of_buffers(spec, case)
         eager = program(*(case.allocate()[n] for n in names))
         torch._dynamo.reset()
         compiled = torch.compile(program, backend=counter.backend, fullgraph=True)

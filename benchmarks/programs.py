@@ -9,7 +9,7 @@ It runs the programs check over every spec (the built-in catalog, or
 ``--specs``) in turn, ``--examples`` programs per spec and Mode a round,
 with fresh random draws each round, until the time is up. Every failure is
 shrunk and cut down to its fewest Steps, keyed by symptom, Mode, static or
-dynamic shapes and the kinds of Step left (``oracles.checks.bug_key``), and
+dynamic shapes and the kinds of Step left (``oracles.checks.programs.bug_key``), and
 written as a standalone repro under ``--out``; a known compiler fault that
 explains a program is counted once per fault. The table of distinct bugs
 (new, or the known fault or upstream issue they match) goes to its section
@@ -27,11 +27,13 @@ from pathlib import Path
 import torch
 from hypothesis import settings
 
-from oracles.checks import bug_key
-from oracles.findings import CheckFailure, Finding
-from oracles.known_faults import KNOWN_FAULTS
-from oracles.properties import ReproOptions, Tally, run_property
-from oracles.spec import SpecError, Unavailable, load_specs
+from oracles.checks.programs import bug_key
+from oracles.core.findings import CheckFailure, Finding
+from oracles.core.spec import SpecError, Unavailable
+from oracles.runner.loading import load_specs
+from oracles.runner.property import Tally, run_property
+from oracles.runner.replay import ReproOptions
+from oracles.triage.faults import KNOWN_FAULTS
 from suites.catalog import builtin_specs
 
 CHECKOUT = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from oracles.properties import Replay, shown
+from oracles.runner.replay import Replay, shown
 
 
 def running_file(folder: Path, worker: str | None = None) -> Path:

@@ -22,14 +22,15 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-import torch
 from hypothesis import settings
 
-from oracles.checks import CHECKS
-from oracles.findings import Finding
 from reports.crashes import CrashReport
+
+if TYPE_CHECKING:
+    from oracles.core.findings import Finding
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -175,6 +176,10 @@ def skip_reason(report: pytest.TestReport) -> str:
 def run_metadata(wall_s: float) -> dict:
     """What a run's report says of the run: the releases it ran on, its
     Hypothesis profile, its checks and its wall time."""
+    import torch
+
+    from oracles.checks import CHECKS
+
     try:
         import triton
 

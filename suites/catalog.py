@@ -1,9 +1,10 @@
 """The built-in catalog: the Specs of every family, found, not listed.
 
 A family is a package under ``families/``; its ``specs`` module holds the
-catalog's Specs and its ``zoo`` module, if any, its known-bad ones, and in
-``FAULT_MODES`` any injected compiler faults: compiled Modes a run uses only
-when it names them (``--modes=<name>``), never in a profile.
+catalog's Specs (and, in ``PROFILE_TAG_MODES``, any narrowing of a profile's
+Modes for the specs it tags) and its ``zoo`` module, if any, its known-bad
+ones, and in ``FAULT_MODES`` any injected compiler faults: compiled Modes a
+run uses only when it names them (``--modes=<name>``), never in a profile.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import pkgutil
 from types import ModuleType
 
 import families
+from oracles.core.spec import Spec
 from oracles.modes import Compiled
-from oracles.spec import Spec, validate
+from oracles.runner.loading import validate
 
 
 def family_modules(module: str) -> list[ModuleType]:
@@ -33,6 +35,17 @@ def specs_of(module: str) -> list[Spec]:
 
 def builtin_specs() -> list[Spec]:
     return specs_of("specs")
+
+
+def tag_modes() -> dict[str, dict[str, tuple[str, ...]]]:
+    """Per profile, per family tag, the compiled Modes the tagged specs are
+    narrowed to: every ``PROFILE_TAG_MODES`` the families declare (in their
+    package or their ``specs`` module), merged."""
+    merged: dict[str, dict[str, tuple[str, ...]]] = {}
+    for module in [families, *family_modules("specs")]:
+        for profile, tags in getattr(module, "PROFILE_TAG_MODES", {}).items():
+            merged.setdefault(profile, {}).update(tags)
+    return merged
 
 
 def fault_modes() -> dict[str, Compiled]:

@@ -1,4 +1,4 @@
-"""The registry lint from the command line (see ``oracles/lint.py``)::
+"""The registry lint from the command line (see ``oracles.lint``)::
 
     python -m suites.lint NAMESPACE [NAMESPACE ...] [--specs PATH_OR_MODULE]
                           [--import MODULE] [--json PATH]
@@ -20,8 +20,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from oracles.lint import IMPLICIT, OpLint, lint
-from oracles.spec import Spec, SpecError, Unavailable, load_specs
+from oracles.core.spec import Spec, SpecError, Unavailable
+from oracles.core.verdicts import IMPLICIT_FALLBACK as IMPLICIT
+from oracles.lint.lint import OpLint, lint
+from oracles.runner.loading import load_specs
 from suites.catalog import builtin_specs, specs_of
 
 
@@ -60,10 +62,10 @@ def render(results: dict[str, list[OpLint]]) -> str:
                 f"  {op.op}: {op.fake or 'no fake'}, {op.lowering}; checked on {op.checked}"
             )
             for problem in op.problems:
-                if problem.code != IMPLICIT:
+                if problem.verdict != IMPLICIT:
                     level = "error" if problem.blocking else "note"
-                    lines.append(f"    {level} [{problem.code}] {problem.message}")
-        implicit = [op for op in ops if any(p.code == IMPLICIT for p in op.problems)]
+                    lines.append(f"    {level} [{problem.verdict}] {problem.message}")
+        implicit = [op for op in ops if any(p.verdict == IMPLICIT for p in op.problems)]
         if implicit:
             lines.append(
                 f"  note [{IMPLICIT}] {len(implicit)} op(s) would fall back to their kernels "
@@ -77,7 +79,17 @@ def to_json(results: dict[str, list[OpLint]], notes: Sequence[str]) -> dict:
     return {
         "notes": list(notes),
         "namespaces": {
-            namespace: [dataclasses.asdict(op) for op in ops] for namespace, ops in results.items()
+            namespace: [
+                dataclasses.asdict(op)
+                | {
+                    "problems": [
+                        {"code": p.verdict, "message": p.message, "blocking": p.blocking}
+                        for p in op.problems
+                    ]
+                }
+                for op in ops
+            ]
+            for namespace, ops in results.items()
         },
     }
 

@@ -17,13 +17,14 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from conftest import check_examples
 from oracles.checks import CHECKS, Check
-from oracles.findings import CheckFailure, ConformanceFailure
-from oracles.properties import BATCH_SIZE, Replay, ReproOptions, Tally, run_property
-from oracles.spec import Spec, Unavailable
+from oracles.core.findings import CheckFailure, ConformanceFailure
+from oracles.core.spec import Spec, Unavailable
+from oracles.runner.property import BATCH_SIZE, Tally, run_property
+from oracles.runner.replay import Replay, ReproOptions
 from reports.crashes import running_file
 from suites.catalog import fault_modes
+from suites.policy import check_examples
 
 
 def _run(

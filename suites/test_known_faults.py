@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from oracles.known_faults import KNOWN_FAULTS, KnownFault
+from oracles.triage.faults import KNOWN_FAULTS, KnownFault
 
 
 def disagreement(fault: KnownFault, reproduces: bool) -> str | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from oracles.findings import Finding
+from oracles.core.findings import Finding
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 

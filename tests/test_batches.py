@@ -8,12 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from families.rope.cases import rope_cases
-from oracles.case import Buffer, Case, View
-from oracles.compile import compiled_programs
-from oracles.findings import CheckFailure
-from oracles.properties import run_property
-from oracles.signature import BatchError, batch_signature, bind, signature_of
-from oracles.spec import Spec
+from oracles.core.case import Buffer, Case, View
+from oracles.core.findings import CheckFailure
+from oracles.core.signature import BatchError, batch_signature, bind, signature_of
+from oracles.core.spec import Spec
+from oracles.modes.cache import compiled_programs
+from oracles.runner.property import run_property
 
 
 def _geometry(args: dict) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from families.rope import zoo
-from oracles.compile import fingerprint
+from oracles.modes.cache import fingerprint
 from tests.zoo_helpers import needs_kernels, zoo_spec
 
 pytestmark = needs_kernels

@@ -14,12 +14,13 @@ from families.rope import reference
 from families.rope import specs as rope
 from families.rope.cases import fused_qkv_seed_case
 from oracles import checks
-from oracles.case import Buffer, Case, View
-from oracles.checks import case_dependent_aliasing, check_reference, check_schema
-from oracles.findings import Finding
+from oracles.checks.reference import check_reference
+from oracles.checks.schema import case_dependent_aliasing, check_schema
+from oracles.core.case import Buffer, Case, View
+from oracles.core.findings import Finding, error_text
+from oracles.core.spec import Spec
 from oracles.modes import FAKE
-from oracles.properties import run_property
-from oracles.spec import Spec
+from oracles.runner.property import run_property
 from tests.zoo_helpers import needs_kernels
 
 pytestmark = needs_kernels
@@ -107,10 +108,8 @@ def test_a_dynamo_error_names_the_user_code_it_was_tracing():
         '   File "oracles/signature.py", line 132, in bind\n    return bind_views(...)\n'
         '   File "oracles/case.py", line 152, in bind_views\n    if value is not DEFAULT\n'
     )
-    assert checks.error_text(error) == (
+    assert error_text(error) == (
         "RuntimeError: NotImplementedError: UserDefinedObjectVariable(_Default) / tracing "
         'File "oracles/case.py", line 152, in bind_views'
     )
-    assert (
-        checks.error_text(ValueError("one\n\ntwo\nthree\nfour")) == "ValueError: one / two / three"
-    )
+    assert error_text(ValueError("one\n\ntwo\nthree\nfour")) == "ValueError: one / two / three"

@@ -30,21 +30,23 @@ import torch._functorch.config as functorch_config
 from hypothesis import strategies as st
 
 from families.rope import specs as rope
-from oracles.case import Buffer, Case, View
-from oracles.checks import check_compiled, stage_at_fault
-from oracles.compile import compiled_programs, use_cache_root
-from oracles.findings import Finding
-from oracles.known_faults import (
+from oracles.checks.compiled import check_compiled
+from oracles.checks.differential import compare_compiled
+from oracles.core.case import Buffer, Case, View
+from oracles.core.findings import Finding
+from oracles.core.signature import batch_signature
+from oracles.core.spec import Spec
+from oracles.modes import INDUCTOR
+from oracles.modes.cache import compiled_programs, use_cache_root
+from oracles.triage.engine import Situation, triage
+from oracles.triage.faults import (
     AUTOGRAD_CACHE_SPECIALIZATION,
     DYNAMIC_WRITE_BACK,
     KNOWN_FAULTS,
     MUTATED_INPUT_ALIAS,
     NEGATIVE_ZERO_CONSTANT,
-    Situation,
-    triage,
 )
-from oracles.signature import batch_signature
-from oracles.spec import Spec
+from oracles.triage.stage import stage_at_fault
 from suites.test_known_faults import disagreement
 from upstream import dynamic_write_back, mutated_input_alias, negative_zero_constant
 
@@ -284,10 +286,15 @@ def test_two_faults_in_one_program_are_explained_together():
 def test_a_witness_that_compared_nothing_is_no_evidence():
     found = [Finding("aliasing", "out[0] shares storage with 'buffer'")]
     situation = Situation(ONE_ROW, batched=False, writes=True)
-    assert triage(found, situation, lambda name: [Finding("harness", "no verdict")]) == found
+    no_verdict = [Finding("harness", "no verdict")]
+    assert triage(found, situation, lambda name: no_verdict, KNOWN_FAULTS) == found
     if MUTATED_INPUT_ALIAS.affects():
-        [demoted] = triage(found, situation, lambda name: [])
+        [demoted] = triage(found, situation, lambda name: [], KNOWN_FAULTS)
         assert not demoted.blocking
+
+
+def _stage(spec: Spec, case: Case, batch=None) -> Finding:
+    return stage_at_fault(spec, INDUCTOR, lambda stage: compare_compiled(spec, case, stage, batch))
 
 
 def test_the_stage_at_fault_is_named():
@@ -295,18 +302,15 @@ def test_the_stage_at_fault_is_named():
     # a program that reads is_compiling() differs from Dynamo on.
     clone = _spec("clone_of_doubled_row", ONE_ROW, _clone_of_mutated)
     if mutated_input_alias.aliases(mutated_input_alias.clone_row):
-        assert "the difference arises in Inductor" in stage_at_fault(clone, ONE_ROW).message
+        assert "the difference arises in Inductor" in _stage(clone, ONE_ROW).message
     write_back = _spec("double_on_two_narrows", TWO_NARROWS, lambda op, **args: op(**args))
     if dynamic_write_back.reproduces():
         batch = batch_signature([TWO_NARROWS, WIDER])
-        assert (
-            "the difference arises in Inductor"
-            in stage_at_fault(write_back, TWO_NARROWS, batch).message
-        )
+        assert "the difference arises in Inductor" in _stage(write_back, TWO_NARROWS, batch).message
     zero = Spec("first_set", FIRST_SET, st.nothing(), None)
     cases = [_first_set_case(3, -0.0), _first_set_case(5, -0.0)]
     if negative_zero_constant.reproduces():
-        stage = stage_at_fault(zero, cases[0], batch_signature(cases))
+        stage = _stage(zero, cases[0], batch_signature(cases))
         assert "the first compiler stage to disagree with eager is AOTAutograd" in stage.message
 
     def diverges_under_dynamo(op, **args):
@@ -314,7 +318,7 @@ def test_the_stage_at_fault_is_named():
         return args["x"] + 1 if torch.compiler.is_compiling() else args["x"].clone()
 
     dynamo = _spec("dynamo_diverges", ONE_ROW, diverges_under_dynamo)
-    stage = stage_at_fault(dynamo, ONE_ROW)
+    stage = _stage(dynamo, ONE_ROW)
     assert not stage.blocking
     assert "the first compiler stage to disagree with eager is Dynamo" in stage.message
 

@@ -6,8 +6,8 @@ import torch
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from oracles.case import apply_view_ops
-from oracles.layouts import Layout, fused_columns, strided_layouts
+from oracles.core.views import apply_view_ops
+from oracles.strategies.layouts import Layout, fused_columns, strided_layouts
 
 SHAPES = st.lists(st.integers(1, 5), min_size=1, max_size=4).map(tuple)
 

@@ -13,15 +13,15 @@ from torch._inductor.utils import run_and_get_code
 
 from families.rope import specs as rope
 from families.rope.cases import fused_qkv_seed_case
-from oracles import compile as compile_module
-from oracles import triton_cpu
-from oracles.case import Buffer, Case, View
-from oracles.checks import CHECKS, check_compiled
-from oracles.compile import use_cache_root
-from oracles.modes import COMPILED, INDUCTOR, STAGES
-from oracles.sampling import sample
-from oracles.signature import batch_signature
-from oracles.spec import Spec
+from oracles.checks import CHECKS
+from oracles.checks.compiled import check_compiled
+from oracles.core.case import Buffer, Case, View
+from oracles.core.signature import batch_signature
+from oracles.core.spec import Spec
+from oracles.modes import COMPILED, INDUCTOR, STAGES, triton_cpu
+from oracles.modes import cache as compile_module
+from oracles.modes.cache import use_cache_root
+from oracles.strategies.sampling import sample
 from tests.zoo_helpers import needs_kernels, zoo_spec
 
 SEED = fused_qkv_seed_case()

@@ -14,10 +14,10 @@ from families.mrope import ops, reference
 from families.mrope.faults import SHIFTED_SLICE_SCATTER
 from families.rope.triton_kernels import BLOCK_T
 from kernels import triton as triton_kernels
-from oracles.case import Case
-from oracles.findings import CheckFailure
-from oracles.properties import run_property
-from oracles.spec import Unavailable
+from oracles.core.case import Case
+from oracles.core.findings import CheckFailure
+from oracles.core.spec import Unavailable
+from oracles.runner.property import run_property
 from suites.catalog import builtin_specs, fault_modes
 from tests.zoo_helpers import CI, failure, needs_kernels, passes, zoo_spec
 

@@ -13,20 +13,22 @@ import torch
 from hypothesis import settings
 from hypothesis import strategies as st
 
-import oracles.programs.ops  # noqa: F401 - registers the op the Spec tests
-from oracles import known_faults, properties
-from oracles.case import Buffer, Case, View
-from oracles.checks import CHECKS, _refused, bug_key, check_programs
-from oracles.findings import CheckFailure, Finding
-from oracles.modes import EAGER, INDUCTOR, PROGRAM
-from oracles.programs.legality import expected_refusal, internally_overlapping, overlap
-from oracles.programs.program import Program, Step
-from oracles.programs.strategy import program_cases
-from oracles.properties import run_property
-from oracles.repro import write_repro
-from oracles.sampling import sample
-from oracles.spec import Spec
-from oracles.verdicts import metadata, output_aliasing
+import oracles.modes.scale_op  # noqa: F401 - registers the op the Spec tests
+from oracles.checks import CHECKS
+from oracles.checks.programs import _refused, bug_key, check_programs
+from oracles.comparisons.outputs import metadata, output_aliasing
+from oracles.core.case import Buffer, Case, View
+from oracles.core.findings import CheckFailure, Finding
+from oracles.core.program import Program, Step
+from oracles.core.spec import Spec
+from oracles.modes import EAGER, INDUCTOR
+from oracles.repro.script import write_repro
+from oracles.runner import property as properties
+from oracles.runner.property import run_property
+from oracles.strategies.legality import expected_refusal, internally_overlapping, overlap
+from oracles.strategies.programs import program_cases
+from oracles.strategies.sampling import sample
+from oracles.triage import faults as known_faults
 from suites.catalog import builtin_specs
 
 
@@ -255,8 +257,7 @@ def test_drawn_programs_are_legal_in_eager() -> None:
     for spec in specs:
         with spec.installed():
             for case in sample(program_cases(spec), 60):
-                around = dataclasses.replace(spec, program=case.program.function())
-                ran = PROGRAM.run(around, case)
+                ran = EAGER.run(spec, case, program=True)
                 assert ran.error is None, (case.program.source(), ran.error)
 
 
@@ -298,7 +299,7 @@ def test_writes_never_go_through_overlapping_views() -> None:
     case = dataclasses.replace(CORRECT_CASE, program=None)
     kinds = ("expand", "unfold", "add_", "mul_", "copy_", "fill_", "neg_")
     for drawn in sample(program_cases(dataclasses.replace(WHOLE, cases=st.just(case)), kinds), 80):
-        ran = PROGRAM.run(dataclasses.replace(WHOLE, program=drawn.program.function()), drawn)
+        ran = EAGER.run(WHOLE, drawn, program=True)
         assert ran.error is None, drawn.program.source()
 
 
@@ -342,8 +343,7 @@ def test_repro_script_of_a_drawn_program(tmp_path) -> None:
     """The program's repro compiles exactly its text and fails while the bug is there."""
     flip_add = _program(OP, Step("flip", (0,), ((0,),), 1), Step("add_", (0, 1)), returns=(1,))
     case = dataclasses.replace(CORRECT_CASE, program=flip_add)
-    around = dataclasses.replace(WHOLE, program=flip_add.function())
-    script = write_repro(around, "compiled", [case], 0, False, tmp_path / "repro.py")
+    script = write_repro(WHOLE, "programs", [case], 0, False, tmp_path / "repro.py")
     text = script.read_text()
     assert "v1 = x.flip((0,))" in text and "x.add_(v1)" in text
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
@@ -360,7 +360,7 @@ def test_the_op_step_sees_what_the_op_returns() -> None:
     with rms.installed():
         for case in sample(program_cases(rms), 10):
             program = case.program
-            eager = EAGER.run(rms, case, snapshot=False)
+            eager = EAGER.run(rms, case)
             op_step = next(s for s in program.steps if s.kind == "op")
             assert op_step.outputs == len(eager.outputs)
     for case in sample(program_cases(WHOLE), 10):

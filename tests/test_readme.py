@@ -8,8 +8,8 @@ from pathlib import Path
 from hypothesis import settings
 
 from oracles.checks import CHECKS
-from oracles.properties import run_property
-from oracles.spec import load_specs
+from oracles.runner.loading import load_specs
+from oracles.runner.property import run_property
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

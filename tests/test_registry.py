@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from oracles.lint import OpLint, lint, lint_op
-from oracles.registry import (
+from oracles.core.schema import structure_problem
+from oracles.lint.lint import OpLint, lint, lint_op
+from oracles.lint.registry import (
     DECOMPOSED,
     EXPLICIT_FALLBACK,
     IMPLICIT_FALLBACK,
@@ -23,7 +24,6 @@ from oracles.registry import (
     lowering_of,
     namespace_ops,
     register_fallbacks,
-    structure_problem,
 )
 from suites import lint as cli
 from suites.catalog import builtin_specs, specs_of
@@ -86,7 +86,7 @@ ZOO = [
 @pytest.mark.parametrize("op,code,message", ZOO, ids=[f"{op}-{code}" for op, code, _ in ZOO])
 def test_the_lint_names_every_registry_zoo_case(op, code, message):
     [problem] = [
-        p for p in _linted("conformance_zoo")[f"conformance_zoo::{op}"].errors if p.code == code
+        p for p in _linted("conformance_zoo")[f"conformance_zoo::{op}"].errors if p.verdict == code
     ]
     assert message in problem.message
 
@@ -142,15 +142,15 @@ torch.library.register_fake("lint_user::opaque", lambda x, g: x.new_empty(x.shap
 def test_a_tensor_for_a_list_and_unchecked_fakes_are_told_apart():
     found = {op.op: op for op in lint(["lint_user"])["lint_user"]}
     [pair] = found["lint_user::pair"].errors
-    assert pair.code == "fake-returns"
+    assert pair.verdict == "fake-returns"
     assert "declares -> Tensor[] but the fake returns a Tensor" in pair.message
     picky = found["lint_user::picky"]
     assert not picky.errors and picky.checked == "nothing"
-    [note] = [p for p in picky.problems if p.code == "unchecked"]
+    [note] = [p for p in picky.problems if p.verdict == "unchecked"]
     assert (
         "the fake raised on every one (ValueError: only the shapes my model uses)" in note.message
     )
-    [note] = [p for p in found["lint_user::opaque"].problems if p.code == "unchecked"]
+    [note] = [p for p in found["lint_user::opaque"].problems if p.verdict == "unchecked"]
     assert "the lint cannot derive an argument of type Generator" in note.message
     # A mutating op that returns nothing gets torch's trivial fake.
     scale = found["lint_user::scale_"]
@@ -169,13 +169,13 @@ def test_fallbacks_are_registered_once_and_only_where_inductor_would_make_them()
     LIB.impl("later", lambda x: x.clone(), "CPU")
     ops = {o._schema.name: o for o in namespace_ops("lint_user")}
     assert lowering_of(ops["lint_user::pair"]) == IMPLICIT_FALLBACK
-    assert "implicit-fallback" in [p.code for p in lint_op(ops["lint_user::pair"]).problems]
+    assert "implicit-fallback" in [p.verdict for p in lint_op(ops["lint_user::pair"]).problems]
     registered = register_fallbacks("lint_user")
     assert ops["lint_user::pair"] in registered
     assert lowering_of(ops["lint_user::pair"]) == EXPLICIT_FALLBACK
     assert register_fallbacks("lint_user") == []
     assert not [
-        p for p in lint_op(ops["lint_user::pair"]).problems if p.code == "implicit-fallback"
+        p for p in lint_op(ops["lint_user::pair"]).problems if p.verdict == "implicit-fallback"
     ]
     assert lowering_of(torch.ops.aten.add.Tensor) == LOWERING
     assert lowering_of(torch.ops.aten.matmul.default) == DECOMPOSED

@@ -68,8 +68,8 @@ SIZE_ONE_STRIDES = """
 import torch
 from hypothesis import strategies as st
 
-from oracles.case import Buffer, Case, View
-from oracles.spec import Spec
+from oracles.core.case import Buffer, Case, View
+from oracles.core.spec import Spec
 
 torch.library.define("report_tests::row", "(Tensor x) -> Tensor")
 

@@ -22,10 +22,13 @@ from hypothesis import strategies as st
 
 from families.rope import specs as rope
 from families.rope.cases import fused_qkv_seed_case
-from oracles.case import DEFAULT, Buffer, Case, View, apply_view_ops
-from oracles.repro import literal, render_repro, view_expression, view_ranks, write_repro
-from oracles.signature import _canonical
-from oracles.spec import Spec, call_op
+from oracles.core.calls import call_op
+from oracles.core.case import DEFAULT, Buffer, Case, View
+from oracles.core.signature import _canonical
+from oracles.core.spec import Spec
+from oracles.core.views import apply_view_ops, view_expression, view_ranks
+from oracles.repro.script import render_repro, write_repro
+from oracles.repro.values import literal
 from tests.zoo_helpers import needs_kernels, zoo_spec
 
 SUITE_IMPORT = re.compile(r"^\s*(import|from)\s+(oracles|kernels|suites|tests|reports)\b", re.M)
@@ -334,7 +337,7 @@ def test_schema_script_names_the_write_past_the_slice(tmp_path):
 def test_a_triton_spec_script_registers_its_op_and_compiles_the_default_program(tmp_path):
     """A Triton op is registered by a call, not on import; and the default
     program reads the schema through a helper Dynamo must treat as a constant."""
-    from oracles.sampling import sample
+    from oracles.strategies.sampling import sample
     from suites.catalog import builtin_specs
 
     spec = next(s for s in builtin_specs() if s.name == "rms_norm_triton")

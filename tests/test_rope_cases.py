@@ -15,8 +15,8 @@ from families.rope.cases import (
     rope_models,
     rope_structures,
 )
-from oracles.case import Case
-from oracles.signature import batch_signature, signature_of
+from oracles.core.case import Case
+from oracles.core.signature import batch_signature, signature_of
 
 # Deterministic and patient: a layout that exists must always be found.
 FIND = settings(max_examples=5000, derandomize=True, database=None)

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from families.activation.specs import SILU_AND_MUL
 from families.collective.specs import ALL_GATHER
 from families.norm.cases import FUSED_ADD
-from oracles.rows import rows_batches, rows_cases
-from oracles.sampling import sample
-from oracles.signature import batch_signature
+from oracles.core.signature import batch_signature
+from oracles.strategies.rows import rows_batches, rows_cases
+from oracles.strategies.sampling import sample
 
 
 def _tensors(case) -> dict[str, torch.Tensor]:

@@ -12,7 +12,8 @@ import pytest
 
 from families.rope.cases import rope_cases
 from kernels import build
-from oracles.spec import Spec, SpecError, Unavailable, load_specs, validate
+from oracles.core.spec import Spec, SpecError, Unavailable
+from oracles.runner.loading import load_specs, validate
 from suites import test_conformance
 
 CHECKOUT = Path(__file__).resolve().parent.parent

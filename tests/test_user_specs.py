@@ -13,14 +13,17 @@ from hypothesis import strategies as st
 
 from families.rope import specs as rope
 from families.rope.cases import fused_qkv_seed_case, rope_batches, rope_cases
-from oracles.case import DEFAULT, Buffer, Case, CaseError, View
-from oracles.checks import CHECKS, check_compiled, check_domain_edges
-from oracles.compile import compiled_programs
-from oracles.domain import Domain, edge_cases
-from oracles.layouts import strided_layouts
-from oracles.properties import run_property
-from oracles.reference import Expectation, exact
-from oracles.spec import Spec, SpecError, load_specs
+from oracles.checks import CHECKS
+from oracles.checks.compiled import check_compiled
+from oracles.checks.domain_edges import check_domain_edges
+from oracles.core.case import DEFAULT, Buffer, Case, CaseError, View
+from oracles.core.domain import Domain, edge_cases
+from oracles.core.reference import Expectation, exact
+from oracles.core.spec import Spec, SpecError
+from oracles.modes.cache import compiled_programs
+from oracles.runner.loading import load_specs
+from oracles.runner.property import run_property
+from oracles.strategies.layouts import strided_layouts
 from tests.zoo_helpers import needs_kernels, zoo_spec
 
 USER_SPECS = Path(__file__).parent / "user_specs" / "argument_specs.py"

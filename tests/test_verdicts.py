@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import torch
 
-from oracles import verdicts
-from oracles.case import Buffer, Case, View
-from oracles.observation import Observation
-from oracles.reference import Expectation, Expected, exact, ulp_error
+from oracles.comparisons.outputs import aliasing, metadata, schema_aliasing, structure
+from oracles.comparisons.values import bit_exact, within_ulps
+from oracles.comparisons.writes import writes
+from oracles.core.case import Buffer, Case, View
+from oracles.core.observation import Observation
+from oracles.core.reference import Expectation, Expected, exact, ulp_error
 
 
 def test_bit_exact_treats_nan_as_equal_and_signed_zeros_as_different():
     nan = torch.tensor([float("nan"), 1.0])
-    assert verdicts.bit_exact("out", nan, nan.clone(), "inductor", "eager") == []
-    [finding] = verdicts.bit_exact(
+    assert bit_exact("out", nan, nan.clone(), "inductor", "eager") == []
+    [finding] = bit_exact(
         "out", torch.tensor([0.0, -0.0]), torch.tensor([0.0, 0.0]), "inductor", "eager"
     )
     assert "1 of 2 elements differ bit for bit" in finding.message
@@ -21,7 +23,7 @@ def test_bit_exact_treats_nan_as_equal_and_signed_zeros_as_different():
 
 
 def test_bit_exact_reports_shape_and_dtype():
-    [finding] = verdicts.bit_exact("out", torch.zeros(2), torch.zeros(3), "inductor", "eager")
+    [finding] = bit_exact("out", torch.zeros(2), torch.zeros(3), "inductor", "eager")
     assert "[2] in inductor but torch.float32[3] in eager" in finding.message
 
 
@@ -39,54 +41,54 @@ def test_within_ulps_states_the_budget():
     eps = torch.finfo(torch.float32).eps
     expected = exact(torch.tensor([1.0, 2.0]))
     got = torch.tensor([1.0 + 3 * eps, 2.0])
-    [finding] = verdicts.within_ulps("out[0]", got, expected, 2, "eager")
+    [finding] = within_ulps("out[0]", got, expected, 2, "eager")
     assert "1 of 2 elements are more than 2 ULP" in finding.message
     assert "[ULP budget 2]" in finding.message
-    assert verdicts.within_ulps("out[0]", got, expected, 3, "eager") == []
+    assert within_ulps("out[0]", got, expected, 3, "eager") == []
 
 
 def test_within_ulps_matches_nan_with_nan():
     value = torch.tensor([float("nan")])
-    assert verdicts.within_ulps("out", value, exact(value), 0, "eager") == []
+    assert within_ulps("out", value, exact(value), 0, "eager") == []
 
 
 def test_metadata_reports_strides_and_size_one_dims_apart():
     real = torch.empty(32, 6144)[:, :4096]
-    [finding] = verdicts.metadata("out[0]", real, torch.empty(32, 4096), "the fake")
+    [finding] = metadata("out[0]", real, torch.empty(32, 4096), "the fake")
     assert finding.message == (
         "out[0].stride()=(4096, 1) in the fake, but the real kernel gives (6144, 1)"
     )
-    [finding] = verdicts.metadata("out[0]", torch.empty(1, 4), torch.empty(1, 8)[:, :4], "the fake")
+    [finding] = metadata("out[0]", torch.empty(1, 4), torch.empty(1, 8)[:, :4], "the fake")
     assert "only dimensions of size 1 differ" in finding.message
     assert finding.verdict == "size-1 strides" and not finding.blocking
-    assert verdicts.metadata("out[0]", real, real, "the fake") == []
+    assert metadata("out[0]", real, real, "the fake") == []
 
 
 def test_metadata_reports_storage_offset():
     base = torch.empty(8)
-    [finding] = verdicts.metadata("out[1]", base[4:], torch.empty(4), "the fake")
+    [finding] = metadata("out[1]", base[4:], torch.empty(4), "the fake")
     assert "out[1].storage_offset()=0 in the fake, but the real kernel gives 4" in finding.message
 
 
 def test_aliasing_compares_the_inputs_each_output_aliases():
     x = torch.empty(4)
     args = {"x": x}
-    [finding] = verdicts.aliasing("out[0]", x, args, torch.empty(4), args, "the fake")
+    [finding] = aliasing("out[0]", x, args, torch.empty(4), args, "the fake")
     assert finding.message == (
         "out[0] is the input 'x' in the real kernel, but is a fresh tensor in the fake"
     )
-    assert verdicts.aliasing("out[0]", x, args, x, args, "the fake") == []
+    assert aliasing("out[0]", x, args, x, args, "the fake") == []
 
 
 def test_schema_aliasing_wants_annotations_for_returned_inputs():
     x = torch.empty(4)
-    [finding] = verdicts.schema_aliasing(torch.ops.aten.sin.default, (x,), {"self": x})
+    [finding] = schema_aliasing(torch.ops.aten.sin.default, (x,), {"self": x})
     assert "out[0] of the real kernel is the input 'self'" in finding.message
     assert "declares no alias" in finding.message
-    assert verdicts.schema_aliasing(torch.ops.aten.sin.default, (x.sin(),), {"self": x}) == []
+    assert schema_aliasing(torch.ops.aten.sin.default, (x.sin(),), {"self": x}) == []
     y = torch.empty(4)
     out = torch.ops.aten.sin.out(x, out=y)
-    assert verdicts.schema_aliasing(torch.ops.aten.sin.out, (out,), {"self": x, "out": y}) == []
+    assert schema_aliasing(torch.ops.aten.sin.out, (out,), {"self": x, "out": y}) == []
 
 
 def _written(case: Case, write) -> Observation:
@@ -109,18 +111,18 @@ CASE = Case(
 
 def test_writes_silent_for_declared_writes():
     obs = _written(CASE, lambda a, b: (a["q"].mul_(2), a["k"].mul_(3)))
-    assert verdicts.writes(CASE, obs, {"q", "k"}, None, 0) == []
+    assert writes(CASE, obs, {"q", "k"}, None, 0) == []
 
 
 def test_writes_reports_undeclared_writes():
     obs = _written(CASE, lambda a, b: a["scale"].add_(1))
-    [finding] = verdicts.writes(CASE, obs, {"q", "k"}, None, 0)
+    [finding] = writes(CASE, obs, {"q", "k"}, None, 0)
     assert "wrote 3 element(s) of 'scale', which its schema declares read-only" in finding.message
 
 
 def test_writes_reports_writes_outside_every_view():
     obs = _written(CASE, lambda a, b: b["qkv"][:, 8].add_(1))
-    [finding] = verdicts.writes(CASE, obs, {"q", "k"}, None, 0)
+    [finding] = writes(CASE, obs, {"q", "k"}, None, 0)
     assert "wrote 2 element(s) of buffer 'qkv' outside every argument's view" in finding.message
     assert "first at [0, 8] of its [2, 12]" in finding.message
 
@@ -128,14 +130,14 @@ def test_writes_reports_writes_outside_every_view():
 def test_writes_reports_declared_writes_that_never_happen():
     obs = _written(CASE, lambda a, b: None)
     changed = Expected(obs.args["q"].double() + 1, obs.args["q"].double().abs())
-    [finding] = verdicts.writes(CASE, obs, {"q"}, Expectation(writes={"q": changed}), 2)
+    [finding] = writes(CASE, obs, {"q"}, Expectation(writes={"q": changed}), 2)
     assert "declares 'q' written and the reference changes it" in finding.message
     unchanged = exact(obs.args["q"])
-    assert verdicts.writes(CASE, obs, {"q"}, Expectation(writes={"q": unchanged}), 2) == []
+    assert writes(CASE, obs, {"q"}, Expectation(writes={"q": unchanged}), 2) == []
 
 
 def test_structure_reports_missing_outputs():
-    [finding] = verdicts.structure((torch.empty(1), torch.empty(1)), None, "the fake")
+    [finding] = structure((torch.empty(1), torch.empty(1)), None, "the fake")
     assert finding.message == (
         "the real kernel returns 2 output(s) (Tensor, Tensor) but the fake returns None"
     )

@@ -10,12 +10,12 @@ import torch
 from hypothesis import strategies as st
 
 from families.rope.cases import fused_qkv_seed_case, rope_cases
-from oracles.case import Buffer, Case, View
-from oracles.checks import check_compiled
-from oracles.findings import CheckFailure
-from oracles.properties import run_property
-from oracles.reference import Expectation, exact
-from oracles.spec import Spec
+from oracles.checks.compiled import check_compiled
+from oracles.core.case import Buffer, Case, View
+from oracles.core.findings import CheckFailure
+from oracles.core.reference import Expectation, exact
+from oracles.core.spec import Spec
+from oracles.runner.property import run_property
 from tests.zoo_helpers import CI, failure, needs_kernels, passes, zoo_spec
 
 pytestmark = needs_kernels

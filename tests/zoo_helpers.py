@@ -6,9 +6,9 @@ import pytest
 from hypothesis import settings
 
 from kernels.build import toolchain_problem
-from oracles.findings import CheckFailure
-from oracles.properties import run_property
-from oracles.spec import Spec
+from oracles.core.findings import CheckFailure
+from oracles.core.spec import Spec
+from oracles.runner.property import run_property
 from suites import zoo
 
 needs_kernels = pytest.mark.skipif(

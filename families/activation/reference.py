@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from oracles.reference import Expectation, Expected
+from oracles.core.reference import Expectation, Expected
 
 
 def silu_and_mul_writes(result: torch.Tensor, input: torch.Tensor) -> Expectation:

@@ -23,8 +23,8 @@ import torch
 from hypothesis import strategies as st
 
 from families.rope.cases import DTYPES, HEAD_SIZES
-from oracles.case import Buffer, Case, View
-from oracles.layouts import (
+from oracles.core.case import Buffer, Case, View
+from oracles.strategies.layouts import (
     LayoutPlan,
     LayoutStructure,
     fused_columns,

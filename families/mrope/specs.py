@@ -18,7 +18,7 @@ from families.rope.specs import (
     consume_rotated,
 )
 from kernels import triton as triton_kernels
-from oracles.spec import Spec
+from oracles.core.spec import Spec
 
 
 def selection_spec(name: str, op: Any, **fields: Any) -> Spec:

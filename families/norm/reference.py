@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import torch
 
-from oracles.reference import Expectation, Expected
+from oracles.core.reference import Expectation, Expected
 
 # Two roundings to the dtype, x * inverse and then * weight: the first one's
 # error doubles in the result's ULPs where the weight moves the product down

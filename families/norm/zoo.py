@@ -23,8 +23,8 @@ from families.norm import reference
 from families.norm.cases import FUSED_ADD
 from families.norm.specs import norm_spec
 from kernels.build import load_kernels
-from oracles.reference import Expectation
-from oracles.spec import Spec
+from oracles.core.reference import Expectation
+from oracles.core.spec import Spec
 
 
 def none_fake(input, residual, weight, epsilon) -> None:

@@ -20,9 +20,9 @@ import dataclasses
 import torch
 from hypothesis import strategies as st
 
-from oracles.case import Buffer, Case, View
-from oracles.domain import Domain
-from oracles.layouts import (
+from oracles.core.case import Buffer, Case, View
+from oracles.core.domain import Domain
+from oracles.strategies.layouts import (
     LayoutPlan,
     LayoutStructure,
     fused_columns,

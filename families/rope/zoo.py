@@ -19,8 +19,8 @@ from families import prepared
 from families.rope import reference
 from families.rope.specs import rope_spec
 from kernels.build import load_kernels
-from oracles.domain import Domain
-from oracles.spec import Spec
+from oracles.core.domain import Domain
+from oracles.core.spec import Spec
 
 
 def gemma4_fake(positions, query, key, head_size, cos_sin_cache, is_neox):

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from oracles.case import DEFAULT, Case, View
-from oracles.repro.values import comment, literal, view_expression, view_ranks
-from oracles.signature import Constant
+from oracles.core.case import DEFAULT, Case, View
+from oracles.core.signature import Constant
+from oracles.core.views import view_expression, view_ranks
+from oracles.repro.values import comment, literal, size_literal
 
 ALLOCATE = '''
 def allocate(case):
@@ -61,7 +62,7 @@ def arguments_function(
         if isinstance(value, View):
             concrete = case.args[name]
             ranks = view_ranks(meta[concrete.buffer], concrete.ops)
-            expression = view_expression(parameters[value.buffer], value.ops, ranks)
+            expression = view_expression(parameters[value.buffer], value.ops, ranks, size_literal)
         else:
             expression = literal(value)
         entries.append(f"        {literal(name)}: {expression},")

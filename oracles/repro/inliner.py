@@ -10,7 +10,7 @@ import types
 from collections.abc import Iterable
 from typing import Any
 
-from oracles.compile import _filled
+from oracles.modes.cache import _filled
 from oracles.repro.source import (
     Unrecoverable,
     class_names,

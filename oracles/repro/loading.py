@@ -10,10 +10,10 @@ from typing import Any
 
 import torch
 
+from oracles.core.spec import Spec
 from oracles.repro.inliner import Inliner
 from oracles.repro.source import is_user_code, unwrap_user_function
 from oracles.repro.values import comment, literal, op_expression
-from oracles.spec import Spec
 
 # Namespaces torch registers itself: their ops need no library loaded.
 _TORCH_NAMESPACES = frozenset(

@@ -1,4 +1,8 @@
-"""The whole script: its header, the copied code, the Case, and main."""
+"""The whole script: its header, the copied code, the Case, and main.
+
+What the script runs is the failing check's own driver (``Check.script``,
+``oracles.checks.script.Script``); this module writes what every script has.
+"""
 
 from __future__ import annotations
 
@@ -12,25 +16,26 @@ from pathlib import Path
 
 import torch
 
-from oracles.case import Case, View
-from oracles.modes import COMPILED, INDUCTOR, Compiled
-from oracles.programs import ops as program_ops
-from oracles.programs.program import Program
-from oracles.repro import checks
+from oracles.checks import CHECKS
+from oracles.checks.check import Check
+from oracles.checks.script import COMMON, RESERVED, Script
+from oracles.core.calls import call_op
+from oracles.core.case import Case
+from oracles.core.program import Program
+from oracles.core.signature import batch_signature
+from oracles.core.spec import Spec, SpecError
+from oracles.modes import COMPILED, INDUCTOR, Compiled, scale_op
+from oracles.modes.cache import settings_of
 from oracles.repro.cases import ALLOCATE, arguments_function, cases_table
 from oracles.repro.inliner import Inliner, join
 from oracles.repro.loading import fake_registration, op_loading
 from oracles.repro.source import rename
 from oracles.repro.values import comment, identifier, literal
-from oracles.signature import batch_signature
-from oracles.spec import Spec, SpecError, call_op
-
-CHECKS = ("reference", "fake", "schema", "compiled")
 
 
 def write_repro(
     spec: Spec,
-    check: str,
+    check: Check | str,
     cases: Sequence[Case],
     index: int,
     batched: bool,
@@ -38,9 +43,9 @@ def write_repro(
     mode: str | Compiled = INDUCTOR.name,
     dynamic: bool = False,
 ) -> Path:
-    """Write the standalone script for cases[index] failing `check` of `spec`
-    (the compiled check in Mode `mode`, with dynamic shapes if ``dynamic``)
-    to `path` (creating parent folders), return path."""
+    """Write the standalone script for cases[index] failing ``check`` of
+    ``spec`` (in Mode ``mode`` where the check compiles, with dynamic shapes
+    if ``dynamic``) to ``path`` (creating parent folders), return path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_repro(spec, check, cases, index, batched, mode, dynamic))
@@ -61,10 +66,10 @@ def _copy_program(inliner: Inliner, program: Program) -> str | None:
     the helpers it calls (and the definition of its second mutating op)."""
     names = {"call_op": inliner.name_of(call_op, "call_op", "the program")}
     if "scale_" in program.kinds():
-        module = inspect.getsource(program_ops)
+        module = inspect.getsource(scale_op)
         body = module[module.index("import torch") :]
         inliner.blocks.append(body.strip() + "\n")
-        inliner.bind(program_ops.scale_, "scale_")
+        inliner.bind(scale_op.scale_, "scale_")
         names["scale_"] = "scale_"
     if None in names.values():
         return None
@@ -75,18 +80,23 @@ def _copy_program(inliner: Inliner, program: Program) -> str | None:
 
 def render_repro(
     spec: Spec,
-    check: str,
+    check: Check | str,
     cases: Sequence[Case],
     index: int,
     batched: bool,
     mode: str | Compiled = INDUCTOR.name,
     dynamic: bool = False,
 ) -> str:
-    """The text of the script ``write_repro`` writes; ``mode``: a compiled
-    Mode or its name; ``dynamic``: the compiled check compiles a Case alone
-    with dynamic shapes (as a drawn program is)."""
-    if check not in CHECKS:
-        raise ValueError(f"unknown check {check!r}; the checks are {', '.join(CHECKS)}")
+    """The text of the script ``write_repro`` writes; ``check``: a Check or
+    its name; ``mode``: a compiled Mode or its name; ``dynamic``: the program
+    compiles a Case alone with dynamic shapes (as a drawn program is)."""
+    if isinstance(check, str):
+        if check not in CHECKS:
+            raise ValueError(f"unknown check {check!r}; the checks are {', '.join(CHECKS)}")
+        check = CHECKS[check]
+    script = check.script
+    if script is None:
+        raise ValueError(f"the {check.name} check writes no repro script")
     if isinstance(mode, str):
         if mode not in COMPILED:
             raise ValueError(f"unknown mode {mode!r}; the compiled Modes are {', '.join(COMPILED)}")
@@ -100,40 +110,39 @@ def render_repro(
             raise
         spec.prepare()
     batch = None
-    if check == "compiled" and batched and len(cases) > 1:
+    if script.compiles and batched and len(cases) > 1:
         batch = batch_signature(cases)
         run = list(cases[: index + 1])
     else:
         run = [cases[index]]
     case = run[-1]
 
-    inliner = Inliner(checks.RESERVED)
+    inliner = Inliner(RESERVED)
     for module in (os, sys, torch):
         inliner.bind(module, module.__name__)
     # The suite's own code first, so it keeps the names main calls it by.
-    for obj in checks.suite_code(check, spec):
-        if inliner.name_of(obj, obj.__name__, "the suite's verdicts") != obj.__name__:
+    for obj in [*COMMON, *script.suite_code(spec)]:
+        if inliner.name_of(obj, obj.__name__, "the suite's comparisons") != obj.__name__:
             raise RuntimeError(f"the suite's {obj.__qualname__} was copied under another name")
     suite_blocks = len(inliner.blocks)
     loading, op_expression, defining_module = op_loading(spec, inliner)
     program = None
-    if check == "compiled":
-        generated = getattr(spec.program, "program", None)
+    if script.compiles:
         program = (
-            _copy_program(inliner, generated)
-            if isinstance(generated, Program)
+            _copy_program(inliner, case.program)
+            if case.program is not None
             else _copy_function(inliner, spec.program, "program")
         )
     reference = None
-    if checks.needs_reference(check, spec):
+    if script.reference(spec):
         reference = _copy_function(inliner, spec.reference, "reference")
     fake_lines = []
-    if check in ("fake", "schema", "compiled") and spec.overload is not None:
+    if script.fake and spec.overload is not None:
         fake_lines = fake_registration(spec, inliner, defining_module)
     suite = join(inliner.blocks[:suite_blocks])
     code = inliner.code(suite_blocks)
 
-    helpers, imports = checks.helpers(check, spec)
+    helpers, imports = script.helpers(spec)
     imports = sorted({*imports, *inliner.imports}, key=lambda line: (line[0] == "f", line))
     if any("importlib.util" in line for line in loading):
         imports.insert(0, "import importlib.util")
@@ -157,8 +166,9 @@ def render_repro(
         taken.add(program)
     parameters = {name: identifier(name, taken, "buffer") for name in buffer_names}
 
+    words = check.title(mode) if script.compiles else check.name
     out = [
-        _header(spec, check, mode, cases, index, batch is not None) + "\n\n" + _preamble(imports)
+        _header(spec, words, script, cases, index, batch is not None) + "\n\n" + _preamble(imports)
     ]
     if inliner.problems:
         message = "could not recover " + "; ".join(inliner.problems)
@@ -168,22 +178,28 @@ def render_repro(
         )
     if loading:
         out.append("\n".join(loading) + "\n")
-    if check == "compiled":
-        out.append(checks.compile_settings(mode))
-    out.append("# --- The suite's verdicts and Findings, copied from its source ---\n\n\n" + suite)
+    if script.compiles:
+        out.append(compile_settings(mode))
+    out.append(
+        "# --- The suite's comparisons and Findings, copied from its source ---\n\n\n" + suite
+    )
     if code.strip():
         out.append("# --- The code under test, copied from its source ---\n\n\n" + code)
     if fake_lines:
         out.append("\n".join(fake_lines) + "\n")
-    out.append("\n".join(checks.constants(check, spec, op_expression)) + "\n")
+    constants = [
+        f"op = {op_expression}",
+        f"OP_NAME = {literal(spec.label)}",
+        f"AGREEMENT = {literal(script.agreement(spec))}",
+    ]
+    out.append("\n".join(constants) + "\n")
     out.append("# --- The Case ---\n\n" + cases_table(run, sizes, "Buffer") + "\n")
     out.append(ALLOCATE.strip() + "\n")
     out.append(arguments_function(signature_args, case, buffer_names, size_names, parameters))
-    if check == "schema":
-        views = {n: v.buffer for n, v in case.args.items() if isinstance(v, View)}
-        items = "".join(f"    {literal(n)}: {literal(b)},\n" for n, b in views.items())
-        out.append(f"# Each tensor argument: the buffer it is a view of.\nVIEWS = {{\n{items}}}\n")
-    if check == "compiled":
+    own = script.constants(spec, case)
+    if own:
+        out.append("\n".join(own) + "\n")
+    if script.compiles:
         params = ", ".join([parameters[n] for n in buffer_names] + size_names)
         out.append(
             f"def model({params}):\n"
@@ -196,18 +212,38 @@ def render_repro(
             f"STATIC_DIMS = {literal(static_dims)}  # (buffer, dim): equal across the batch\n"
         )
     out.append(
-        "# --- Comparisons: the check's runs, judged by the suite's verdicts ---\n\n\n"
+        "# --- Comparisons: the check's runs, judged by the suite's comparisons ---\n\n\n"
         + join(helper.strip("\n") for helper in helpers)
     )
-    out.append(checks.main_code(check, spec, program, reference) + "\n")
+    out.append(script.main(spec, program, reference) + "\n")
     out.append('if __name__ == "__main__":\n    sys.exit(main())\n')
     return join(out) + "\n"
 
 
+def compile_settings(mode: Compiled) -> str:
+    """The suite's compile settings (``oracles.modes.cache.COMPILE_SETTINGS``)
+    with what the Mode changes, as a script sets them."""
+    patches = settings_of(mode)
+    lines = [
+        "# The suite's compile settings: Inductor asserts every output's size and",
+        "# stride after the op; an undeclared output alias of a custom op is not an",
+        "# error (torch raises on it only where the CI variable is set); no duck",
+        "# sizing; Dynamo fails loudly past its recompile limit instead of falling",
+        f"# back to eager. The {mode.name} mode: {mode.what}.",
+        *(f"import {module}" for module in sorted(patches)),
+        "",
+    ]
+    for module, patch in patches.items():
+        lines += [f"{module}.{key} = {literal(value)}" for key, value in patch.items()]
+    lines += [mode.script_setup.strip("\n")] if mode.script_setup else []
+    lines.append(f"MODE = {literal(mode.name)}")
+    lines.append(f"BACKEND = {literal(mode.backend)}")
+    return "\n".join(lines) + "\n"
+
+
 def _header(
-    spec: Spec, check: str, mode: Compiled, cases: Sequence[Case], index: int, batched: bool
+    spec: Spec, words: str, script: Script, cases: Sequence[Case], index: int, batched: bool
 ) -> str:
-    words = f"{check} ({mode.name})" if check == "compiled" else check
     header = (
         f'Reproduces the "{words}" check of spec {spec.name!r} '
         f"(op {spec.label}) failing on {cases[index].describe()}"
@@ -224,7 +260,7 @@ def _header(
         "run it with `python <this file>`. Exit status 1 while the bug is there, 0 when "
         "everything agrees."
     )
-    return comment(f"{header}\n\n{written}\n\n{checks.WHAT[check]}")
+    return comment(f"{header}\n\n{written}\n\n{script.what}")
 
 
 def _preamble(imports: list[str]) -> str:

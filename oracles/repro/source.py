@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from oracles.compile import _filled
+from oracles.modes.cache import _filled
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 

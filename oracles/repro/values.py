@@ -1,17 +1,15 @@
-"""Values, views and comments written as Python source for a script."""
+"""Values and comments written as Python source for a script."""
 
 from __future__ import annotations
 
 import keyword
 import math
 import textwrap
-from collections.abc import Sequence
 from typing import Any
 
 import torch
 
-from oracles.case import VIEW_OPS
-from oracles.signature import Size
+from oracles.core.signature import Size
 
 
 class ReproError(ValueError):
@@ -67,55 +65,16 @@ def op_expression(overload: torch._ops.OpOverload) -> str:
     return f"torch.ops.{overload.namespace}.{name}.{overload._overloadname}"
 
 
-def _param(value: Any) -> str:
-    """A view parameter: a Size placeholder becomes the program's size input."""
+def size_literal(value: Any) -> str:
+    """A view parameter as Python: a Size placeholder becomes the program's size input."""
     if isinstance(value, Size):
         return f"s{value.index}"
     if isinstance(value, tuple):
-        items = [_param(v) for v in value]
+        items = [size_literal(v) for v in value]
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     if isinstance(value, list):
-        return "[" + ", ".join(_param(v) for v in value) + "]"
+        return "[" + ", ".join(size_literal(v) for v in value) + "]"
     return literal(value)
-
-
-def _shape_params(value: Any) -> str:
-    """A shape given as a tuple, written as ``view(2, 3)`` does."""
-    if isinstance(value, (tuple, list)):
-        return ", ".join(_param(v) for v in value) if value else "()"
-    return _param(value)
-
-
-def view_expression(base: str, ops: tuple, ranks: Sequence[int]) -> str:
-    """The view ``ops`` of ``base`` as a torch expression; ``ranks[i]`` is the
-    rank of the tensor operation ``i`` applies to (a stepped slice needs it)."""
-    expression = base
-    for (name, *params), rank in zip(ops, ranks, strict=True):
-        p = [_param(v) for v in params]
-        if name == "split":
-            sizes, dim, index = params
-            expression = f"{expression}.split({_param(list(sizes))}, {p[1]})[{p[2]}]"
-        elif name in ("view", "expand", "permute"):
-            expression = f"{expression}.{name}({_shape_params(params[0])})"
-        elif name in ("narrow", "select", "unsqueeze", "squeeze", "transpose", "as_strided"):
-            expression = f"{expression}.{name}({', '.join(p)})"
-        elif name == "slice":
-            dim, start, end, step = params
-            prefix = ":, " * (dim % rank)
-            expression = f"{expression}[{prefix}{_param(start)}:{_param(end)}:{_param(step)}]"
-        else:  # pragma: no cover - check_view_ops refuses unknown operations
-            raise ReproError(f"unknown view operation {name!r}")
-    return expression
-
-
-def view_ranks(buffer: torch.Tensor, ops: tuple) -> list[int]:
-    """The rank of the tensor each operation applies to."""
-    ranks = []
-    tensor = buffer
-    for name, *params in ops:
-        ranks.append(tensor.dim())
-        tensor = VIEW_OPS[name].make(tensor, *params)
-    return ranks
 
 
 def identifier(name: str, taken: set[str], fallback: str) -> str:

@@ -1,0 +1,81 @@
+"""What several checks say the same way: a crash, a missing fake, an error's
+words, and the eager run against the float64 reference."""
+
+from __future__ import annotations
+
+from torch._subclasses.fake_tensor import UnsupportedOperatorException
+
+from oracles.comparisons.outputs import output_label
+from oracles.comparisons.values import within_ulps
+from oracles.core.case import Case
+from oracles.core.findings import Finding, error_text
+from oracles.core.observation import Observation
+from oracles.core.spec import Spec
+from oracles.core.verdicts import CRASH, FAKE, OUTPUTS
+
+
+def crash(spec: Spec, observation: Observation) -> list[Finding]:
+    """The run raised on a Case the spec generates."""
+    if observation.error is None:
+        return []
+    return [
+        Finding(
+            CRASH,
+            f"{spec.label} raised in {observation.mode} mode on a case its spec "
+            f"generates: {error_text(observation.error)}",
+        )
+    ]
+
+
+def against_reference(spec: Spec, case: Case, eager: Observation) -> list[Finding]:
+    """An eager run that succeeded, judged against the float64 reference."""
+    if spec.reference is None:
+        return []
+    expectation = spec.reference(**case.bind(eager.buffers_before))
+    found = []
+    outputs = eager.outputs or ()
+    if len(outputs) != len(expectation.outputs):
+        found.append(
+            Finding(
+                OUTPUTS,
+                f"{spec.label} returns {len(outputs)} output(s) but the reference "
+                f"gives {len(expectation.outputs)}",
+            )
+        )
+    for i, (out, expected) in enumerate(zip(outputs, expectation.outputs, strict=False)):
+        found += within_ulps(output_label(i), out, expected, spec.ulp_budget, "eager")
+    for name, expected in expectation.writes.items():
+        found += within_ulps(
+            f"{name} (written)", eager.args[name], expected, spec.ulp_budget, "eager"
+        )
+    return found
+
+
+def _causes(error: BaseException) -> list[BaseException]:
+    """``error`` and the errors it was raised from."""
+    chain = [error]
+    while chain[-1].__cause__ or chain[-1].__context__:
+        following = chain[-1].__cause__ or chain[-1].__context__
+        if following in chain:
+            break
+        chain.append(following)
+    return chain
+
+
+def missing_fake(spec: Spec, error: BaseException) -> bool:
+    """``error`` comes of the op having no fake."""
+    if any(isinstance(e, UnsupportedOperatorException) for e in _causes(error)):
+        return True
+    return not spec.has_fake
+
+
+def no_fake(spec: Spec, error: BaseException) -> Finding:
+    qualname = spec.overload._schema.name if spec.overload else spec.label
+    return Finding(
+        FAKE,
+        f"{spec.label} has no fake (meta) implementation, so FakeTensor, "
+        "torch.compile and export cannot trace it: register one with "
+        f'@torch.library.register_fake("{qualname}") returning outputs '
+        f"with the real kernel's shapes, strides and aliasing "
+        f"({error_text(error, 1)})",
+    )

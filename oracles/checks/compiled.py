@@ -1,0 +1,191 @@
+"""The compiled check: the Case's program compiled in a compiled Mode agrees
+with it run eagerly.
+
+Alone, a Case compiles statically; in a batch, once for every Case of it,
+with dynamic shapes. A disagreement that known compiler faults explain, on
+the evidence of their witnesses, is reported without blocking.
+"""
+
+from __future__ import annotations
+
+import string
+
+from oracles.checks.check import Check
+from oracles.checks.differential import compare_compiled, out_keyword, witnesses
+from oracles.checks.script import Script
+from oracles.comparisons.expected import program_expectation
+from oracles.comparisons.outputs import aliasing, metadata, structure
+from oracles.comparisons.values import bit_exact, within_ulps
+from oracles.core.case import Case
+from oracles.core.findings import ConformanceFailure, Finding
+from oracles.core.signature import BatchSignature, batch_signature
+from oracles.core.spec import Spec
+from oracles.core.verdicts import (
+    ALIASING,
+    COMPILED,
+    CRASH,
+    FAKE,
+    HARNESS,
+    KNOWN_COMPILER_FAULT,
+    METADATA,
+    OUT_ARGUMENT,
+    OUTPUT_ALIASING,
+    OUTPUTS,
+    SIZE_1_STRIDES,
+    STAGE,
+    VALUES,
+)
+from oracles.modes import COMPILED as COMPILED_MODES
+from oracles.modes import INDUCTOR, Compiled, Mode
+from oracles.triage.engine import Situation, triage
+from oracles.triage.faults import KNOWN_FAULTS
+from oracles.triage.stage import stage_at_fault
+
+
+def check_compiled(
+    spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Mode = INDUCTOR
+) -> list[Finding]:
+    """The program compiled in ``mode`` agrees with the eager one."""
+    assert isinstance(mode, Compiled)
+    found = compare_compiled(spec, case, mode, batch)
+    if not any(f.verdict == OUT_ARGUMENT for f in found):
+        found += out_keyword(spec, case)
+    situation = Situation(case, batch is not None, bool(spec.declared_writes))
+    return triage(found, situation, witnesses(spec, case, batch, mode), KNOWN_FAULTS)
+
+
+def _stage(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Finding]:
+    # For the shrunk Case alone, not while shrinking: it compiles once per stage.
+    assert isinstance(mode, Compiled)
+    batch = batch_signature(failure.cases) if failure.batched else None
+    case = failure.cases[failure.index]
+    stage = stage_at_fault(spec, mode, lambda stage: compare_compiled(spec, case, stage, batch))
+    return [*failure.findings, stage]
+
+
+# inductor: the program eagerly and compiled, once for the batch.
+_INDUCTOR_MAIN = """
+def main():
+    compiled = torch.compile(model, backend=BACKEND, fullgraph=True, dynamic=DYNAMIC)
+    findings = {}
+    for number, case in enumerate(CASES, 1):
+        heading = f"Case {number} of {len(CASES)}: " if len(CASES) > 1 else ""
+        findings[heading] = run_case(compiled, case)
+    return report(findings)
+
+
+def run_case(compiled, case):
+    buffers = allocate(case)
+    eager_buffers = {name: b.clone() for name, b in buffers.items()}
+    try:
+        want = flatten_outputs(model(*eager_buffers.values(), *case["sizes"]))
+    except Exception as error:
+        return [Finding("crash", f"the program raised in eager mode: {error_text(error)}")]
+    for name, dim in STATIC_DIMS:
+        torch._dynamo.mark_static(buffers[name], dim)
+    try:
+        got = flatten_outputs(compiled(*buffers.values(), *case["sizes"]))
+    except Exception as error:
+        failed = f"the program compiled by {MODE} failed where eager ran: " + error_text(error)
+        return [Finding("compiled", failed)]
+    found = structure(want, got, MODE, "eager")
+    if found:
+        return found
+    pairs = [
+        (i, f"out[{i}]", w, g)
+        for i, (w, g) in enumerate(zip(want or (), got or ()))
+        if isinstance(w, torch.Tensor)
+    ]
+    for _, label, w, g in pairs:
+        found += metadata(label, w, g, MODE, "eager")
+        found += aliasing(label, w, eager_buffers, g, buffers, MODE, "eager")
+$values
+    return found
+"""
+
+_BIT_EXACT = """\
+    # Compared as raw bits: NaN equals NaN, -0.0 differs from 0.0.
+    for _, label, w, g in pairs:
+        found += bit_exact(label, g, w, MODE, "eager")
+    for name, w in eager_buffers.items():
+        label = f"buffer {name!r} after the call"
+        found += bit_exact(label, buffers[name], w, MODE, "eager")"""
+
+_WITHIN_ULPS = """\
+    # The spec is judged by a ULP budget against the float64 program, not bit
+    # for bit: Inductor may reorder its arithmetic.
+    def bind(tensors):
+        return arguments(*tensors.values(), *case["sizes"])
+
+    outputs, expected_buffers = program_expectation($program, $reference, allocate(case), bind)
+    for i, label, _, g in pairs:
+        found += within_ulps(label, g, outputs[i], BUDGET, MODE)
+    for name, expected in expected_buffers.items():
+        label = f"buffer {name!r} after the call"
+        found += within_ulps(label, buffers[name], expected, BUDGET, MODE)"""
+
+
+def _main(spec: Spec, program: str | None, reference: str | None) -> str:
+    fill = {"program": program or "program", "reference": reference or "None"}
+    values = _BIT_EXACT if spec.bit_exact else string.Template(_WITHIN_ULPS).substitute(fill)
+    return string.Template(_INDUCTOR_MAIN.strip("\n")).substitute(values=values)
+
+
+def _agreement(spec: Spec) -> str:
+    if spec.bit_exact:
+        return "the compiled program agrees with eager bit for bit"
+    return f"the compiled program is within {spec.ulp_budget} ULP of the float64 program"
+
+
+def _budget(spec: Spec, case: Case) -> list[str]:
+    if spec.bit_exact:
+        return []
+    return [f"BUDGET = {spec.ulp_budget}  # ULPs allowed against the reference"]
+
+
+def _suite_code(spec: Spec) -> list[object]:
+    if spec.bit_exact:
+        return [structure, metadata, aliasing, bit_exact]
+    return [structure, metadata, aliasing, within_ulps, program_expectation]
+
+
+# The compiled check's script: the program eagerly and compiled, once for the batch.
+SCRIPT = Script(
+    what=(
+        "It runs the spec's program eagerly and compiled (fullgraph) in the check's Mode\n"
+        "and compares the outputs and every buffer after the call."
+    ),
+    main=_main,
+    agreement=_agreement,
+    suite_code=_suite_code,
+    constants=_budget,
+    reference=lambda spec: spec.reference is not None and not spec.bit_exact,
+    fake=True,
+    compiles=True,
+)
+
+CHECK = Check(
+    "compiled",
+    check_compiled,
+    tuple(COMPILED_MODES.values()),
+    "the program eagerly and compiled",
+    (
+        VALUES,
+        METADATA,
+        SIZE_1_STRIDES,
+        ALIASING,
+        OUTPUTS,
+        OUTPUT_ALIASING,
+        COMPILED,
+        FAKE,
+        OUT_ARGUMENT,
+        HARNESS,
+        CRASH,
+        KNOWN_COMPILER_FAULT,
+        STAGE,
+    ),
+    order=3,
+    batched=True,
+    finish=_stage,
+    script=SCRIPT,
+)

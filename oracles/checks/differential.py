@@ -1,0 +1,135 @@
+"""The Case's program eagerly and compiled, compared: what the compiled and
+programs checks judge, and what triage and the stage at fault run again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+import torch._functorch.config as functorch_config
+
+from oracles.checks.common import crash, missing_fake, no_fake
+from oracles.comparisons.expected import program_expectation
+from oracles.comparisons.outputs import aliasing, metadata, output_aliasing, output_label, structure
+from oracles.comparisons.values import bit_exact, within_ulps
+from oracles.core.case import Case, View
+from oracles.core.findings import Finding, error_text
+from oracles.core.signature import BatchSignature
+from oracles.core.spec import Spec
+from oracles.core.verdicts import COMPILED, HARNESS, OUT_ARGUMENT
+from oracles.modes import AOT_EAGER, EAGER, Compiled
+from oracles.modes.programs import around
+
+# Dynamo reads a keyword argument named ``out`` as an ``out=`` call.
+_OUT_KEYWORD = "non-contiguous `out=` tensor"
+_OUT_ADVICE = (
+    "Dynamo reads a keyword argument named 'out' as an out= call and refuses a "
+    "non-contiguous view for it, so code that passes out=... by keyword cannot compile "
+    "with a strided output: rename the argument (e.g. 'output'), have callers pass it "
+    "positionally, or require a contiguous out"
+)
+
+
+def out_keyword(spec: Spec, case: Case) -> list[Finding]:
+    """The op's written ``out`` is a non-contiguous view in this Case."""
+    if "out" not in spec.declared_writes or not isinstance(case.args.get("out"), View):
+        return []
+    out = case.bind(case.meta_buffers())["out"]
+    if out.is_contiguous():
+        return []
+    return [Finding(OUT_ARGUMENT, f"{_OUT_ADVICE}; this Case's out is strided", False)]
+
+
+def _compile_failure(spec: Spec, mode: Compiled, error: BaseException) -> Finding:
+    """The compiled program raised: named by its real cause."""
+    if missing_fake(spec, error):
+        return no_fake(spec, error)
+    if _OUT_KEYWORD in str(error):
+        return Finding(OUT_ARGUMENT, f"the program passes out= by keyword: {_OUT_ADVICE}")
+    return Finding(
+        COMPILED,
+        f"the program compiled by {mode.name} failed where eager ran: " + error_text(error),
+        error=error,
+    )
+
+
+def compare_compiled(
+    spec: Spec,
+    case: Case,
+    mode: Compiled,
+    batch: BatchSignature | None = None,
+    fresh: bool = False,
+    dynamic: bool = False,
+    intermediate: frozenset[int] = frozenset(),
+) -> list[Finding]:
+    """The Case's program compiled in ``mode`` against it run eagerly;
+    ``intermediate``: the outputs that are views of tensors the program made,
+    whose strides torch.compile does not promise."""
+    eager = EAGER.run(spec, case, program=True)
+    if eager.error is not None:
+        return crash(spec, eager)
+    compiled = mode.run(spec, case, program=True, batch=batch, dynamic=dynamic, fresh=fresh)
+    if compiled.error is not None:
+        return [_compile_failure(spec, mode, compiled.error)]
+    if compiled.vacuity is not None:
+        return [Finding(HARNESS, f"no verdict: {compiled.vacuity}")]
+    found = structure(eager.outputs, compiled.outputs, mode.name, "eager")
+    if found:
+        return found
+    pairs = [
+        (i, output_label(i), want, got)
+        for i, (want, got) in enumerate(
+            zip(eager.outputs or (), compiled.outputs or (), strict=True)
+        )
+        if isinstance(want, torch.Tensor)
+    ]
+    for i, label, want, got in pairs:
+        significant = i not in intermediate
+        found += metadata(label, want, got, mode.name, "eager", significant)
+        found += aliasing(
+            label, want, eager.buffers_after, got, compiled.buffers_after, mode.name, "eager"
+        )
+    found += output_aliasing(eager.outputs or (), compiled.outputs or (), mode.name)
+    if spec.bit_exact:
+        for _, label, want, got in pairs:
+            found += bit_exact(label, got, want, mode.name, "eager")
+        for name, want in eager.buffers_after.items():
+            found += bit_exact(
+                buffer_label(name), compiled.buffers_after[name], want, mode.name, "eager"
+            )
+        return found
+    outputs, buffers = program_expectation(
+        around(spec, case), spec.reference, case.allocate(), case.bind
+    )
+    for i, label, _, got in pairs:
+        found += within_ulps(label, got, outputs[i], spec.ulp_budget, mode.name)
+    for name, expected in buffers.items():
+        found += within_ulps(
+            buffer_label(name),
+            compiled.buffers_after[name],
+            expected,
+            spec.ulp_budget,
+            mode.name,
+        )
+    return found
+
+
+def buffer_label(name: str) -> str:
+    """How a message names a buffer after the program ran."""
+    return f"buffer {name!r} after the call"
+
+
+def witnesses(
+    spec: Spec, case: Case, batch: BatchSignature | None, mode: Compiled, dynamic: bool = False
+) -> Callable[[str], list[Finding]]:
+    """How known-fault triage runs the Case another way (see ``WITNESSES``)."""
+
+    def witness(name: str) -> list[Finding]:
+        if name == "static":
+            return compare_compiled(spec, case, mode)
+        if name == "aot_eager":
+            return compare_compiled(spec, case, AOT_EAGER, batch, dynamic=dynamic)
+        with functorch_config.patch(enable_autograd_cache=False):
+            return compare_compiled(spec, case, mode, batch, fresh=True, dynamic=dynamic)
+
+    return witness

@@ -1,0 +1,155 @@
+"""The programs check: a program drawn around the op (``case.program``),
+compiled in a compiled Mode, agrees with it run eagerly: the values of its
+outputs and of every buffer after it, input-output aliasing, significant
+strides. A compiler's refusal of a write through an unfold or as_strided
+view is an expected error; a disagreement that known compiler faults
+explain, on evidence and by the program's pattern, does not block."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+from oracles.checks.check import Check
+from oracles.checks.compiled import SCRIPT
+from oracles.checks.differential import compare_compiled, witnesses
+from oracles.core.case import Case
+from oracles.core.findings import ConformanceFailure, Finding, error_text
+from oracles.core.program import Program
+from oracles.core.signature import BatchSignature
+from oracles.core.spec import Spec
+from oracles.core.verdicts import (
+    ALIASING,
+    COMPILED,
+    CRASH,
+    EXPECTED_REFUSAL,
+    FAKE,
+    HARNESS,
+    INTERMEDIATE_STRIDES,
+    KNOWN_COMPILER_FAULT,
+    METADATA,
+    OUT_ARGUMENT,
+    OUTPUT_ALIASING,
+    OUTPUTS,
+    PROGRAM,
+    SIZE_1_STRIDES,
+    VALUES,
+)
+from oracles.modes import COMPILED as COMPILED_MODES
+from oracles.modes import INDUCTOR, Compiled, Mode
+from oracles.strategies.legality import expected_refusal
+from oracles.strategies.programs import program_cases
+from oracles.strategies.shrink import minimize
+from oracles.triage.engine import Situation, triage
+from oracles.triage.faults import KNOWN_FAULTS
+
+
+def _drawn(case: Case) -> Program:
+    assert case.program is not None, "the programs check judges Cases with a drawn program"
+    return case.program
+
+
+def check_programs(
+    spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Mode = INDUCTOR
+) -> list[Finding]:
+    """The drawn program compiled in ``mode`` agrees with it run eagerly."""
+    assert isinstance(mode, Compiled)
+    program = _drawn(case)
+    writes = program.writes or bool(spec.declared_writes)
+    situation = Situation(case, program.dynamic, writes, program.kinds(), program.written_through)
+    found = untriaged(spec, case, mode)
+    return triage(
+        found, situation, witnesses(spec, case, None, mode, program.dynamic), KNOWN_FAULTS
+    )
+
+
+def untriaged(spec: Spec, case: Case, mode: Compiled) -> list[Finding]:
+    """The programs check's Findings before known-fault triage."""
+    program = _drawn(case)
+    found = compare_compiled(
+        spec, case, mode, dynamic=program.dynamic, intermediate=program.intermediate
+    )
+    return [_refused(program, mode, f) or f for f in found]
+
+
+def _refused(program: Program, mode: Compiled, finding: Finding) -> Finding | None:
+    """``finding``, if it is the compiler's expected refusal, as a note."""
+    if finding.verdict != COMPILED or finding.error is None:
+        return None
+    kind = expected_refusal(program.written_through, finding.error)
+    if kind is None:
+        return None
+    return Finding(
+        EXPECTED_REFUSAL,
+        f"{mode.name} refuses to compile a write through an {kind} view, as it does by "
+        f"design: {error_text(finding.error, 1)}",
+        blocking=False,
+    )
+
+
+def _cut_down(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Finding]:
+    """The shrunk program cut down further by deleting Steps, its Findings,
+    and the key that tells distinct bugs apart."""
+    assert isinstance(mode, Compiled)
+    case = failure.cases[failure.index]
+    symptom = {f.verdict for f in failure.findings if f.blocking}
+
+    def fails(program: Program) -> bool:
+        found = untriaged(spec, dataclasses.replace(case, program=program), mode)
+        return {f.verdict for f in found if f.blocking} == symptom
+
+    program = minimize(_drawn(case), fails)
+    findings = failure.findings
+    if program != case.program:
+        case = dataclasses.replace(case, program=program)
+        cases = list(failure.cases)
+        cases[failure.index] = case
+        failure.cases = tuple(cases)
+        findings = untriaged(spec, case, mode)
+    return [
+        *findings,
+        Finding(
+            PROGRAM,
+            f"distinct bug {bug_key(failure.findings, mode, program)}; the program "
+            f"({len(program)} steps):\n" + program.source(),
+            blocking=False,
+        ),
+    ]
+
+
+def bug_key(findings: Iterable[Finding], mode: Mode, program: Program) -> str:
+    """What tells two failing programs apart as bugs: the symptom (blocking
+    verdicts), the Mode, static or dynamic, and the kinds of Step left."""
+    symptom = "+".join(sorted({f.verdict for f in findings if f.blocking})) or "none"
+    shapes = "dynamic" if program.dynamic else "static"
+    return f"{symptom}/{mode.name}/{shapes}/{','.join(program.kinds())}"
+
+
+CHECK = Check(
+    "programs",
+    check_programs,
+    tuple(COMPILED_MODES.values()),
+    "programs drawn around the op, eagerly and compiled",
+    (
+        VALUES,
+        METADATA,
+        SIZE_1_STRIDES,
+        INTERMEDIATE_STRIDES,
+        ALIASING,
+        OUTPUT_ALIASING,
+        OUTPUTS,
+        COMPILED,
+        EXPECTED_REFUSAL,
+        FAKE,
+        OUT_ARGUMENT,
+        HARNESS,
+        CRASH,
+        KNOWN_COMPILER_FAULT,
+        PROGRAM,
+    ),
+    order=4,
+    finish=_cut_down,
+    cases=program_cases,
+    # A drawn program's script is the compiled check's, around that program.
+    script=SCRIPT,
+)

@@ -1,0 +1,86 @@
+"""The reference check: eager results lie within the spec's ULP budget of its
+float64 reference."""
+
+from __future__ import annotations
+
+import string
+
+from oracles.checks.check import Check
+from oracles.checks.common import against_reference, crash
+from oracles.checks.script import Script, op_main
+from oracles.comparisons.values import within_ulps
+from oracles.core.case import Case
+from oracles.core.findings import Finding
+from oracles.core.signature import BatchSignature
+from oracles.core.spec import Spec
+from oracles.core.verdicts import CRASH, OUTPUTS, VALUES
+from oracles.modes import EAGER, Mode
+
+
+def check_reference(
+    spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Mode = EAGER
+) -> list[Finding]:
+    """Eager results lie within the spec's ULP budget of its float64 reference."""
+    eager = EAGER.run(spec, case)
+    if eager.error is not None:
+        return crash(spec, eager)
+    return against_reference(spec, case, eager)
+
+
+_REFERENCE = """\
+    expectation = $reference(**arguments(*before.values(), *case["sizes"]))
+    outputs = outputs or ()
+    if len(outputs) != len(expectation.outputs):
+        found.append(
+            Finding(
+                "outputs",
+                f"{OP_NAME} returns {len(outputs)} output(s) but the reference "
+                f"gives {len(expectation.outputs)}",
+            )
+        )
+    for i, (out, expected) in enumerate(zip(outputs, expectation.outputs)):
+        found += within_ulps(f"out[{i}]", out, expected, BUDGET, "eager")
+    for name, expected in expectation.writes.items():
+        found += within_ulps(f"{name} (written)", args[name], expected, BUDGET, "eager")"""
+
+_NO_REFERENCE = "    # The spec has no reference: the check only asks that the op runs."
+
+
+def _main(spec: Spec, program: str | None, reference: str | None) -> str:
+    if spec.reference is None:
+        return op_main(_NO_REFERENCE)
+    return op_main(string.Template(_REFERENCE).substitute(reference=reference))
+
+
+def _agreement(spec: Spec) -> str:
+    if spec.reference is None:
+        return f"{spec.label} ran (the spec has no reference to judge it against)"
+    return (
+        f"every output and written argument is within {spec.ulp_budget} ULP "
+        "of the float64 reference"
+    )
+
+
+def _budget(spec: Spec, case: Case) -> list[str]:
+    return [f"BUDGET = {spec.ulp_budget}  # ULPs allowed against the reference"]
+
+
+CHECK = Check(
+    "reference",
+    check_reference,
+    (EAGER,),
+    "eager against the float64 reference",
+    (VALUES, OUTPUTS, CRASH),
+    order=0,
+    script=Script(
+        what=(
+            "It calls the op eagerly and judges its outputs and written arguments against\n"
+            "the float64 reference, in ULPs of their dtype."
+        ),
+        main=_main,
+        agreement=_agreement,
+        suite_code=lambda spec: [within_ulps] if spec.reference is not None else [],
+        constants=_budget,
+        reference=lambda spec: spec.reference is not None,
+    ),
+)

@@ -1,0 +1,152 @@
+"""The schema check: the kernel and its fake alias, and the kernel writes, only
+what the op's schema declares."""
+
+from __future__ import annotations
+
+import dataclasses
+import string
+from collections.abc import Iterable
+
+import torch
+
+from oracles.checks.check import Check
+from oracles.checks.common import crash
+from oracles.checks.script import FAKE_IMPORT, REPORT, RUN_FAKE, Script, op_main
+from oracles.comparisons.outputs import ALIAS_ADVICE, aliases, schema_aliasing
+from oracles.comparisons.writes import buffer_writes, writes
+from oracles.core.case import Case, View
+from oracles.core.findings import ConformanceFailure, Finding
+from oracles.core.signature import BatchSignature
+from oracles.core.spec import Spec
+from oracles.core.verdicts import CRASH, SCHEMA, WRITES
+from oracles.modes import EAGER, FAKE, Mode
+from oracles.repro.values import literal, op_expression
+from oracles.strategies.sampling import sample
+
+# Cases a failing schema check samples to tell whether aliasing depends on the Case.
+ALIASING_SAMPLE = 20
+
+
+def check_schema(
+    spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Mode = EAGER
+) -> list[Finding]:
+    """The real kernel and its fake alias, and the kernel writes, only what the schema declares."""
+    eager = EAGER.run(spec, case)
+    if eager.error is not None:
+        return crash(spec, eager)
+    found = []
+    if spec.overload is not None:
+        found += schema_aliasing(spec.overload, eager.outputs, eager.args)
+        fake = FAKE.run(spec, case)
+        if fake.error is None:  # a failing fake is the fake check's finding
+            found += schema_aliasing(spec.overload, fake.outputs, fake.args, "the fake")
+    expectation = spec.reference(**case.bind(eager.buffers_before)) if spec.reference else None
+    found += writes(case, eager, spec.declared_writes, expectation, spec.ulp_budget)
+    return found
+
+
+def case_dependent_aliasing(
+    spec: Spec, findings: list[Finding], others: Iterable[Case]
+) -> list[Finding]:
+    """``findings`` of the schema check, where an output aliases an input
+    undeclared, told when the kernel returns fresh tensors for one of
+    ``others``: no schema can declare aliasing that depends on the input."""
+    if not any(ALIAS_ADVICE in f.message for f in findings):
+        return findings
+    for other in others:
+        eager = EAGER.run(spec, other)
+        outputs = [o for o in eager.outputs or () if isinstance(o, torch.Tensor)]
+        if eager.error is None and outputs and not any(aliases(o, eager.args) for o in outputs):
+            advice = (
+                f"this op aliases its inputs for some Cases only (it returns fresh tensors on "
+                f"{other.describe()}), which no schema can declare: always return fresh "
+                "tensors, or split it into an op that always writes in place and returns "
+                "its inputs (Tensor(a!)) and one that always allocates"
+            )
+            return [
+                dataclasses.replace(f, message=f.message.replace(ALIAS_ADVICE, advice))
+                for f in findings
+            ]
+    return findings
+
+
+def _advice(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Finding]:
+    others = [*spec.examples, *sample(spec.cases, ALIASING_SAMPLE)]
+    return case_dependent_aliasing(spec, failure.findings, others)
+
+
+_SCHEMA_ALIASING = """\
+    overload = $overload
+    found += schema_aliasing(overload, outputs, args)
+    try:
+        fake_args, fake = run_fake(case)
+    except Exception:
+        pass  # a failing fake is the fake check's finding, not this one's
+    else:
+        found += schema_aliasing(overload, fake, fake_args, "the fake")
+"""
+
+_SCHEMA_WRITES = """\
+    # Which elements of its buffer each argument covers.
+    indices = [torch.arange(b.numel()).view(b.shape) for b in before.values()]
+    index_args = arguments(*indices, *case["sizes"])
+    footprints = {name: (buffer, index_args[name].reshape(-1)) for name, buffer in VIEWS.items()}
+    expectation = $expectation
+    found += buffer_writes(before, buffers, args, footprints, DECLARED, expectation, BUDGET)"""
+
+
+def _main(spec: Spec, program: str | None, reference: str | None) -> str:
+    body = ""
+    if spec.overload is not None:
+        body = string.Template(_SCHEMA_ALIASING).substitute(overload=op_expression(spec.overload))
+    expectation = "None"
+    if reference is not None:
+        expectation = f'{reference}(**arguments(*before.values(), *case["sizes"]))'
+    return op_main(body + string.Template(_SCHEMA_WRITES).substitute(expectation=expectation))
+
+
+def _constants(spec: Spec, case: Case) -> list[str]:
+    declared = ", ".join(literal(name) for name in sorted(spec.declared_writes))
+    views = {n: v.buffer for n, v in case.args.items() if isinstance(v, View)}
+    items = "".join(f"    {literal(n)}: {literal(b)},\n" for n, b in views.items())
+    return [
+        f"BUDGET = {spec.ulp_budget}  # ULPs allowed against the reference",
+        f"DECLARED = {{{declared}}}  # the arguments its schema declares written"
+        if declared
+        else "DECLARED = set()  # the arguments its schema declares written",
+        f"# Each tensor argument: the buffer it is a view of.\nVIEWS = {{\n{items}}}",
+    ]
+
+
+def _helpers(spec: Spec) -> tuple[list[str], list[str]]:
+    if spec.overload is None:
+        return [REPORT], []
+    return [REPORT, RUN_FAKE], [FAKE_IMPORT]
+
+
+CHECK = Check(
+    "schema",
+    check_schema,
+    (EAGER,),
+    "eager (and fake) against the schema",
+    (SCHEMA, WRITES, CRASH),
+    order=2,
+    finish=_advice,
+    script=Script(
+        what=(
+            "It calls the op eagerly and compares what its outputs alias (in the kernel and\n"
+            "in the fake) and what it writes (every buffer, bit for bit before and after)\n"
+            "with what its schema declares."
+        ),
+        main=_main,
+        agreement=lambda spec: "the op aliases and writes only what its schema declares",
+        suite_code=lambda spec: [
+            *([schema_aliasing] if spec.overload is not None else []),
+            buffer_writes,
+        ],
+        helpers=_helpers,
+        constants=_constants,
+        reference=lambda spec: spec.reference is not None and bool(spec.declared_writes),
+        fake=True,
+    ),
+)

@@ -1,0 +1,8 @@
+"""Comparisons: pure functions of two runs (or a run and a reference) that
+return Findings, each named by its Verdict and saying what it saw in words a
+kernel engineer can act on.
+
+``values`` (bit for bit, ULP budgets), ``outputs`` (structure, metadata,
+aliasing), ``writes`` (what the op wrote) and ``expected`` (the float64
+expectation of a whole program).
+"""

@@ -1,0 +1,231 @@
+"""Output comparisons: structure, metadata and aliasing, between runs and
+against the schema."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+from torch.multiprocessing.reductions import StorageWeakRef
+
+from oracles.core.findings import Finding
+from oracles.core.verdicts import (
+    ALIASING,
+    INTERMEDIATE_STRIDES,
+    METADATA,
+    OUTPUT_ALIASING,
+    OUTPUTS,
+    SCHEMA,
+    SIZE_1_STRIDES,
+)
+
+# What to do about an output that aliases an input its schema does not name.
+ALIAS_ADVICE = "annotate both as Tensor(a!) or return a clone"
+
+
+def output_label(i: int) -> str:
+    """How a message names output ``i``."""
+    return f"out[{i}]"
+
+
+def structure(
+    real: tuple | None, other: tuple | None, other_mode: str, real_mode: str = "the real kernel"
+) -> list[Finding]:
+    """The same number of outputs, and None where the real kernel gives None."""
+
+    def shape_of(outputs):
+        if outputs is None:
+            return "None"
+        kinds = ["Tensor" if isinstance(o, torch.Tensor) else type(o).__name__ for o in outputs]
+        return f"{len(outputs)} output(s) ({', '.join(kinds)})"
+
+    if shape_of(real) == shape_of(other):
+        return []
+    return [
+        Finding(
+            OUTPUTS,
+            f"{real_mode} returns {shape_of(real)} but {other_mode} returns {shape_of(other)}",
+        )
+    ]
+
+
+def metadata(
+    label: str,
+    real: torch.Tensor,
+    other: torch.Tensor,
+    other_mode: str,
+    real_mode: str = "the real kernel",
+    layout_significant: bool = True,
+) -> list[Finding]:
+    """Shape, dtype, device, strides (size-1 dims apart) and storage offset.
+    Where the layout is not ``layout_significant`` (a view of a tensor the
+    program made: torch.compile does not promise its strides), a different
+    layout is reported without blocking."""
+    found = []
+    for what, want, got in (
+        ("shape", tuple(real.shape), tuple(other.shape)),
+        ("dtype", real.dtype, other.dtype),
+        ("device", real.device.type, other.device.type),
+    ):
+        if want != got:
+            found.append(
+                Finding(
+                    METADATA,
+                    f"{label}.{what}={got} in {other_mode}, but {real_mode} gives {want}",
+                )
+            )
+    if found:
+        return found
+    layout = METADATA if layout_significant else INTERMEDIATE_STRIDES
+    big = [d for d in range(real.dim()) if real.shape[d] > 1]
+    if any(real.stride(d) != other.stride(d) for d in big):
+        found.append(
+            Finding(
+                layout,
+                f"{label}.stride()={tuple(other.stride())} in {other_mode}, but "
+                f"{real_mode} gives {tuple(real.stride())}",
+                layout_significant,
+            )
+        )
+    elif real.stride() != other.stride():
+        # Inductor's assert_size_stride skips size-1 dimensions too.
+        found.append(
+            Finding(
+                SIZE_1_STRIDES,
+                f"{label}.stride()={tuple(other.stride())} in {other_mode}, but "
+                f"{real_mode} gives {tuple(real.stride())}; only dimensions of "
+                "size 1 differ, which no element access can tell apart",
+                blocking=False,
+            )
+        )
+    if real.storage_offset() != other.storage_offset():
+        found.append(
+            Finding(
+                layout,
+                f"{label}.storage_offset()={other.storage_offset()} in "
+                f"{other_mode}, but {real_mode} gives {real.storage_offset()}",
+                layout_significant,
+            )
+        )
+    return found
+
+
+def _sharing(outputs: Sequence[Any]) -> set[tuple[int, int]]:
+    tensors = [(i, o) for i, o in enumerate(outputs) if isinstance(o, torch.Tensor)]
+    return {
+        (i, j)
+        for (i, a), (j, b) in itertools.combinations(tensors, 2)
+        if StorageWeakRef(a.untyped_storage()) == StorageWeakRef(b.untyped_storage())
+    }
+
+
+def output_aliasing(
+    real: Sequence[Any], other: Sequence[Any], other_mode: str, real_mode: str = "eager"
+) -> list[Finding]:
+    """Which outputs share storage with each other, the same in both runs.
+    Reported without blocking: torch.compile does not promise it (a program
+    that writes to one output and reads another can tell, and is judged by
+    its values)."""
+    want, got = _sharing(real), _sharing(other)
+    return [
+        Finding(
+            OUTPUT_ALIASING,
+            f"out[{i}] and out[{j}] share storage in {mode_with}, but not in {mode_without}",
+            blocking=False,
+        )
+        for pairs, mode_with, mode_without in (
+            (want - got, real_mode, other_mode),
+            (got - want, other_mode, real_mode),
+        )
+        for i, j in sorted(pairs)
+    ]
+
+
+def aliases(output: torch.Tensor, args: Mapping[str, Any]) -> dict[str, str]:
+    """Which tensor arguments ``output`` is, or shares storage with."""
+    found = {}
+    storage = StorageWeakRef(output.untyped_storage())
+    for name, arg in args.items():
+        if not isinstance(arg, torch.Tensor):
+            continue
+        if StorageWeakRef(arg.untyped_storage()) != storage:
+            continue
+        same_view = (
+            arg.shape == output.shape
+            and arg.stride() == output.stride()
+            and arg.storage_offset() == output.storage_offset()
+        )
+        found[name] = "is" if same_view else "shares storage with"
+    return found
+
+
+def _alias_text(found: dict[str, str]) -> str:
+    if not found:
+        return "is a fresh tensor"
+    same = [name for name, how in found.items() if how == "is"]
+    if same:
+        return " and ".join(f"is the input {name!r}" for name in same)
+    return "shares storage with " + " and ".join(repr(name) for name in found)
+
+
+def aliasing(
+    label: str,
+    real: torch.Tensor,
+    real_args: Mapping[str, Any],
+    other: torch.Tensor,
+    other_args: Mapping[str, Any],
+    other_mode: str,
+    real_mode: str = "the real kernel",
+) -> list[Finding]:
+    """The output aliases the same inputs, the same way, in both runs."""
+    want, got = aliases(real, real_args), aliases(other, other_args)
+    if want == got:
+        return []
+    return [
+        Finding(
+            ALIASING,
+            f"{label} {_alias_text(want)} in {real_mode}, but {_alias_text(got)} in {other_mode}",
+        )
+    ]
+
+
+def schema_aliasing(
+    op: torch._ops.OpOverload,
+    outputs: tuple | None,
+    args: Mapping[str, Any],
+    mode: str = "the real kernel",
+) -> list[Finding]:
+    """Every output aliases exactly what the schema's annotations declare."""
+    schema = op._schema
+    declared_inputs = {
+        frozenset(a.alias_info.before_set): a.name
+        for a in schema.arguments
+        if a.alias_info is not None
+    }
+    found = []
+    for i, (ret, out) in enumerate(zip(schema.returns, outputs or (), strict=False)):
+        if not isinstance(out, torch.Tensor):
+            continue
+        real = aliases(out, args)
+        if ret.alias_info is None:
+            if real:
+                found.append(
+                    Finding(
+                        SCHEMA,
+                        f"{output_label(i)} of {mode} {_alias_text(real)} but "
+                        f"the schema `{schema}` declares no alias for it: {ALIAS_ADVICE}",
+                    )
+                )
+            continue
+        name = declared_inputs.get(frozenset(ret.alias_info.before_set))
+        if name is not None and name not in real:
+            found.append(
+                Finding(
+                    SCHEMA,
+                    f"the schema `{schema}` declares {output_label(i)} aliases the "
+                    f"input {name!r}, but {output_label(i)} of {mode} {_alias_text(real)}",
+                )
+            )
+    return found

@@ -1,0 +1,58 @@
+"""How a program calls the op: the default program, and what it reads of a schema.
+
+These run inside compiled programs, so what they read of an op's schema is a
+constant to Dynamo.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+
+def call_op(op: Callable, **args: Any) -> Any:
+    """The default program: the op alone, its outputs returned as they are.
+
+    A torch op gets its arguments positionally, in schema order, as model code
+    passes them: Dynamo reads a keyword named ``out`` as an ``out=`` call.
+    """
+    positional = []
+    for name in positional_names(op):
+        if name not in args:
+            break
+        positional.append(args.pop(name))
+    return op(*positional, **args)
+
+
+def read_back(op: Callable, **args: Any) -> Any:
+    """Model code around an op: the op, then what it produced, read as the
+    next layer reads it: its outputs, or if it returns nothing the arguments
+    it writes. The compiled graph must then produce every write."""
+    out = call_op(op, **args)
+    if out is not None:
+        return out
+    return tuple(args[name] for name in written_names(op) if args.get(name) is not None)
+
+
+@torch._dynamo.assume_constant_result
+def written_names(op: Callable) -> tuple[str, ...]:
+    """The arguments a torch op's schema declares written (``Tensor(a!)``); a
+    constant to Dynamo."""
+    schema = getattr(op, "_schema", None)
+    if schema is None:
+        return ()
+    return tuple(
+        a.name for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write
+    )
+
+
+@torch._dynamo.assume_constant_result
+def positional_names(op: Callable) -> tuple[str, ...]:
+    """The names of a torch op's positional arguments in schema order (none for a
+    Python function); a constant to Dynamo, which cannot read a schema."""
+    schema = getattr(op, "_schema", None)
+    if schema is None:
+        return ()
+    return tuple(a.name for a in schema.arguments if not a.kwarg_only)

@@ -1,0 +1,100 @@
+"""Findings: what a comparison reports, and how an error reads in one."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """One disagreement a comparison found; ``verdict`` names its Verdict
+    (a constant of ``oracles.core.verdicts``).
+
+    A Finding that is not ``blocking`` is reported but does not fail the
+    check: it states a difference no compiled program can observe, or one
+    that the known compiler fault named by ``fault`` explains.
+    """
+
+    verdict: str
+    message: str
+    blocking: bool = True
+    fault: str | None = None
+    # The exception a failed run raised, for triage (not part of the report).
+    error: BaseException | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return f"[{self.verdict}] {self.message}"
+
+
+class ConformanceFailure(AssertionError):
+    """A check found disagreements on one Case; the message lists every Finding.
+
+    ``cases`` are the Cases its Hypothesis example ran (a batch, or one),
+    ``index`` the failing one; ``rerun``, ``script`` (or ``script_problem``)
+    say how to reproduce it, once written.
+    """
+
+    def __init__(
+        self,
+        check: str,
+        op: str,
+        case: str,
+        findings: list[Finding],
+        cases: Sequence[Any] = (),
+        index: int = 0,
+        batched: bool = False,
+    ):
+        self.findings = findings
+        self.case = case
+        self.cases = tuple(cases)
+        self.index = index
+        self.batched = batched
+        self.rerun: str | None = None
+        self.script: Path | None = None
+        self.script_problem: str | None = None
+        self.heading = f"{check} check of {op} failed on {case}"
+        super().__init__(self.heading)
+
+    def __str__(self) -> str:
+        return "\n".join([self.heading, *(f"  {finding}" for finding in self.findings)])
+
+    def report(self) -> str:
+        """The Findings, the Case and how to reproduce it."""
+        lines = [str(self)]
+        if self.rerun is not None:
+            lines.append(f"  rerun this Case: {self.rerun}")
+        if self.script is not None:
+            lines.append(f"  standalone repro (plain torch): python {self.script}")
+        elif self.script_problem is not None:
+            lines.append(f"  no standalone repro could be written: {self.script_problem}")
+        return "\n".join(lines)
+
+
+class CheckFailure(AssertionError):
+    """A check failed: every distinct failure Hypothesis found, each shrunk."""
+
+    def __init__(self, failures: Sequence[ConformanceFailure]):
+        self.failures = list(failures)
+        self.findings = [f for failure in self.failures for f in failure.findings]
+        super().__init__(self.report())
+
+    def report(self) -> str:
+        reports = [failure.report() for failure in self.failures]
+        if len(reports) == 1:
+            return reports[0]
+        heading = f"{len(reports)} distinct failures (other verdicts or other argument ranks):"
+        return "\n".join([heading, *(f"({n}) {r}" for n, r in enumerate(reports, 1))])
+
+
+def error_text(error: BaseException, lines: int = 3) -> str:
+    """The error's first lines; for Dynamo's, the user code it was tracing."""
+    text = [line.strip() for line in str(error).splitlines() if line.strip()]
+    marker = "from user code:"
+    if marker not in text:
+        return f"{type(error).__name__}: " + " / ".join(text[:lines])
+    frames = [line for line in text[text.index(marker) :] if line.startswith("File ")]
+    text = text[: text.index(marker)][:lines] + [f"tracing {frames[-1]}"] * bool(frames)
+    return f"{type(error).__name__}: " + " / ".join(text)

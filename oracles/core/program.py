@@ -1,0 +1,164 @@
+"""A Program: straight-line model code around one call of a spec's op, as data.
+
+A Program is a tuple of Steps over numbered values: the op's tensor
+arguments first, then every value a Step makes. It is rendered as plain
+Python (one statement per Step) and that text is what runs, eagerly and
+compiled, what a failure prints and what a repro script holds: there is no
+second interpreter to disagree with it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from oracles.core.views import VIEW_OPS, ViewKind
+
+
+@dataclasses.dataclass(frozen=True)
+class StepKind:
+    """What a kind of Step does: ``role`` is ``view`` (a new value sharing its
+    operand's storage), ``fresh`` (a new tensor), ``write`` (an in-place update
+    of its first operand, no new value) or ``op`` (the spec's op);
+    ``template`` renders it from its operands' names ``{0}``, ``{1}`` and its
+    parameters ``{p0}``, ``{p1}``, or a view Step is written as its ``view``
+    operation is; ``reads_elsewhere``: it reads its operand at other positions
+    than it writes."""
+
+    role: str
+    template: str = ""
+    view: ViewKind | None = None
+    reads_elsewhere: bool = False
+
+
+def _view(name: str) -> StepKind:
+    return StepKind("view", view=VIEW_OPS[name])
+
+
+STEPS: dict[str, StepKind] = {
+    # views, the operations Cases make (see oracles.core.views)
+    **{
+        name: _view(name)
+        for name in (
+            "narrow",
+            "select",
+            "slice",
+            "permute",
+            "transpose",
+            "view",
+            "unfold",
+            "expand",
+            "as_strided",
+        )
+    },
+    "reshape": StepKind("view", "{0}.reshape({p0})"),  # a view or a copy, as eager decides
+    # fresh tensors (data movement, and exact arithmetic)
+    "clone": StepKind("fresh", "{0}.clone()"),
+    "flip": StepKind("fresh", "{0}.flip({p0})", reads_elsewhere=True),
+    "roll": StepKind("fresh", "{0}.roll({p0}, {p1})", reads_elsewhere=True),
+    "index_select": StepKind(
+        "fresh", "{0}.index_select({p0}, torch.tensor({p1}))", reads_elsewhere=True
+    ),
+    "cat": StepKind("fresh", "torch.cat([{0}, {1}], {p0})"),
+    "double": StepKind("fresh", "{0} * 2"),
+    "add": StepKind("fresh", "{0} + {1}"),
+    # in-place updates of the first operand
+    "add_": StepKind("write", "{0}.add_({1})"),
+    "mul_": StepKind("write", "{0}.mul_(2)"),
+    "neg_": StepKind("write", "{0}.neg_()"),
+    "fill_": StepKind("write", "{0}.fill_({p0})"),
+    "copy_": StepKind("write", "{0}.copy_({1})"),
+    # the source: other positions of the target itself, read first
+    "index_copy_": StepKind(
+        "write",
+        "{0}.index_copy_({p0}, torch.tensor({p1}), {0}.index_select({p0}, torch.tensor({p2})))",
+        reads_elsewhere=True,
+    ),
+    "setitem": StepKind("write", "{0}[{p0}] = {0}[{p1}]", reads_elsewhere=True),
+    "scale_": StepKind("write", "scale_({0})"),  # a second, opaque mutating custom op
+    # the spec's op, on its arguments as the Case made them
+    "op": StepKind("op", "call_op(op, **args)"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """One statement: ``kind`` (a STEPS name) applied to ``operands`` (value
+    numbers) with ``params``; ``outputs`` is how many values it makes (the op
+    step's params are ``("sequence",)`` when the op returns a sequence)."""
+
+    kind: str
+    operands: tuple[int, ...] = ()
+    params: tuple[Any, ...] = ()
+    outputs: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Program:
+    """Steps around the op. ``inputs`` names the op's tensor arguments (values
+    0, 1, ...); ``returns`` numbers the values the program returns;
+    ``intermediate`` numbers those of them that are views of tensors the
+    program made (their strides are not significant: see the check)."""
+
+    inputs: tuple[str, ...]
+    steps: tuple[Step, ...]
+    returns: tuple[int, ...]
+    intermediate: frozenset[int] = frozenset()
+    dynamic: bool = False  # compiled with dynamic shapes
+    written_through: frozenset[str] = frozenset()  # unfold/as_strided views written through
+
+    def names(self) -> list[str]:
+        """Every value's name, in order."""
+        names = list(self.inputs)
+        for step in self.steps:
+            names += [f"v{len(names) + i}" for i in range(step.outputs)]
+        return names
+
+    def lines(self) -> list[str]:
+        """The body, one statement per Step."""
+        names = self.names()
+        made = len(self.inputs)
+        lines = []
+        for step in self.steps:
+            kind = STEPS[step.kind]
+            operands = [names[i] for i in step.operands]
+            if kind.view is not None:
+                text = kind.view.expression(operands[0], step.params, _literal, None)
+            else:
+                text = kind.template.format(
+                    *operands,
+                    **{
+                        f"p{i}": _literal(p) for i, p in enumerate(step.params) if kind.role != "op"
+                    },
+                )
+            if step.outputs == 1 and step.params != ("sequence",):
+                text = f"{names[made]} = {text}"
+            elif step.outputs:
+                text = f"{', '.join(names[made : made + step.outputs])}, = {text}"
+            made += step.outputs
+            lines.append(text)
+        return lines
+
+    def source(self, name: str = "program") -> str:
+        """The program as a Python function ``name(op, **args)``."""
+        unpack = [f"{n} = args[{n!r}]" for n in self.inputs]
+        returned = ", ".join(self.names()[i] for i in self.returns)
+        body = [*unpack, *self.lines(), f"return ({returned},)"]
+        return f"def {name}(op, **args):\n" + "".join(f"    {line}\n" for line in body)
+
+    def kinds(self) -> tuple[str, ...]:
+        """The kinds of its Steps, sorted, each once: what a Finding is keyed by."""
+        return tuple(sorted({step.kind for step in self.steps}))
+
+    @property
+    def writes(self) -> bool:
+        return any(STEPS[s.kind].role == "write" for s in self.steps)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+def _literal(value: Any) -> str:
+    if isinstance(value, float) and value == 0:
+        return "-0.0" if str(value).startswith("-") else "0.0"
+    return repr(value)

@@ -1,0 +1,78 @@
+"""What torch's registry says of an op: its fake, and whether a value fits its returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch._library.utils import can_generate_trivial_fake_impl
+
+
+def python_fake(op: torch._ops.OpOverload):
+    """The op's Python fake (``register_fake``), or None."""
+    return torch._library.simple_registry.singleton.find(op._schema.name).fake_impl.kernel
+
+
+def _returns(op: torch._ops.OpOverload) -> str:
+    return str(op._schema).rpartition(" -> ")[2]
+
+
+def _matches(kind: torch.Type, value: Any) -> bool:
+    if isinstance(kind, torch.OptionalType):
+        return value is None or _matches(kind.getElementType(), value)
+    if isinstance(kind, torch.TensorType):
+        return isinstance(value, torch.Tensor)
+    if isinstance(kind, torch.ListType):
+        element = kind.getElementType()
+        return isinstance(value, (list, tuple)) and all(_matches(element, v) for v in value)
+    return not isinstance(value, (torch.Tensor, list, tuple)) and value is not None
+
+
+def describe(value: Any) -> str:
+    """A return value's structure in words: None, a Tensor, a tuple of 3 ..."""
+    if value is None:
+        return "None"
+    if isinstance(value, torch.Tensor):
+        return "a Tensor"
+    if isinstance(value, (tuple, list)):
+        kinds = ", ".join(
+            "Tensor" if isinstance(v, torch.Tensor) else type(v).__name__ for v in value
+        )
+        return f"a {type(value).__name__} of {len(value)} ({kinds})"
+    return f"a {type(value).__name__}"
+
+
+def structure_problem(op: torch._ops.OpOverload, value: Any) -> str | None:
+    """How the fake's return ``value`` breaks the schema's returns, or None."""
+    returns = op._schema.returns
+    if not returns:
+        ok = value is None
+    elif len(returns) == 1:
+        ok = _matches(returns[0].type, value)
+    else:
+        ok = (
+            isinstance(value, (tuple, list))
+            and len(value) == len(returns)
+            and all(_matches(r.type, v) for r, v in zip(returns, value, strict=True))
+        )
+    if ok:
+        return None
+    should = (
+        f"return {_returns(op)}, as the kernel does, with its shapes, strides and aliasing"
+        if returns
+        else "return None"
+    )
+    return f"the schema declares -> {_returns(op)} but the fake returns {describe(value)}: {should}"
+
+
+def fake_source(op: torch._ops.OpOverload) -> str | None:
+    """What FakeTensor runs for ``op``, in words; None where nothing does."""
+    name = op._schema.name
+    if python_fake(op) is not None:
+        return "a Python fake"
+    for key, what in (("Meta", "a Meta kernel"), ("CompositeImplicitAutograd", "a decomposition")):
+        if torch._C._dispatch_has_kernel_for_dispatch_key(name, key):
+            return what
+    if can_generate_trivial_fake_impl(op):
+        return "the trivial fake torch makes for a mutating op that returns nothing"
+    return None

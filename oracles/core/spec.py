@@ -1,0 +1,144 @@
+"""Spec: how an op enters the suite.
+
+A spec module (a ``.py`` file or an importable module) defines ``SPECS``, an
+iterable of :class:`Spec`; every check then applies to every spec
+(``oracles.runner.loading`` loads and validates them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import torch
+from hypothesis.strategies import SearchStrategy
+
+from oracles.core.calls import call_op, written_names
+from oracles.core.case import Case
+from oracles.core.domain import Domain
+from oracles.core.reference import Expectation
+from oracles.core.schema import fake_source
+
+
+class SpecError(ValueError):
+    """A spec, or a spec module, is malformed."""
+
+
+class Unavailable(RuntimeError):
+    """A spec's prerequisites (a compiler, a device) are missing here."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    """One op under test.
+
+    - ``op``: a ``torch.ops`` overload (or packet), its qualified name
+      (``"namespace::name"``, resolved after ``prepare`` has loaded it), or a
+      Python function.
+    - ``cases``: a strategy of :class:`~oracles.case.Case` for its arguments.
+    - ``reference``: float64 reference, called with the op's arguments,
+      returning an :class:`~oracles.reference.Expectation`.
+    - ``ulp_budget``: ULPs allowed against the reference, for eager and
+      compiled runs alike.
+    - ``bit_exact``: the compiled program must match the eager one bit for
+      bit (opaque custom ops, data movement); otherwise each is judged
+      against the reference with ``ulp_budget``.
+    - ``program``: ``program(op, **args)``, the code around the op under
+      compile; it must only move data, so its results stay comparable.
+    - ``families``: tags that select the spec (``pytest -k rope``).
+    - ``examples``: Cases always run before the generated ones.
+    - ``fake``: a fake this spec installs for its op while it runs (to judge
+      a candidate fake without editing the op's registration).
+    - ``prepare``: called once before the spec runs (build kernels, register
+      fakes); raise :class:`Unavailable` to skip with a reason.
+    - ``batches``: ``batches(n)``, a strategy of lists of ``n`` Cases that
+      share a Signature (one model's calls at other token counts). The
+      Inductor check then compiles once per batch, with dynamic shapes in
+      what varies across it. None: batches are derived from ``cases``.
+    - ``domain``: the inputs the kernel handles (:class:`~oracles.domain.Domain`);
+      Cases outside it are never checked.
+    """
+
+    name: str
+    op: str | Callable
+    cases: SearchStrategy
+    reference: Callable[..., Expectation] | None
+    ulp_budget: int = 0
+    bit_exact: bool = True
+    program: Callable[..., Any] = call_op
+    families: tuple[str, ...] = ()
+    examples: tuple[Case, ...] = ()
+    fake: Callable | None = None
+    prepare: Callable[[], None] | None = None
+    batches: Callable[[int], SearchStrategy] | None = None
+    domain: Domain | None = None
+
+    def resolve(self) -> Callable:
+        """The op as a callable: a qualified name is looked up in torch.ops."""
+        if not isinstance(self.op, str):
+            return self.op
+        namespace, _, rest = self.op.partition("::")
+        name, _, overload = rest.partition(".")
+        try:
+            return getattr(getattr(getattr(torch.ops, namespace), name), overload or "default")
+        except (AttributeError, RuntimeError) as error:
+            raise SpecError(
+                f"spec {self.name!r}: no op {self.op!r} is registered; load the "
+                "library that defines it in the spec's prepare()"
+            ) from error
+
+    @property
+    def overload(self) -> torch._ops.OpOverload | None:
+        """The op's torch overload, or None for a Python function."""
+        op = self.resolve()
+        if isinstance(op, torch._ops.OpOverloadPacket):
+            op = op.default
+        return op if isinstance(op, torch._ops.OpOverload) else None
+
+    @property
+    def namespace(self) -> str | None:
+        """The op's namespace, without loading it (None for a Python function)."""
+        if isinstance(self.op, str):
+            return self.op.partition("::")[0]
+        schema = getattr(self.op, "_schema", None)
+        return None if schema is None else schema.name.partition("::")[0]
+
+    @property
+    def label(self) -> str:
+        """The op as messages name it."""
+        overload = self.overload
+        if overload is not None:
+            return str(overload)
+        return getattr(self.op, "__qualname__", repr(self.op))
+
+    @property
+    def declared_writes(self) -> set[str]:
+        """The arguments the schema declares written (``Tensor(a!)``)."""
+        return set(written_names(self.overload))
+
+    @property
+    def has_fake(self) -> bool:
+        """FakeTensor can trace the op (see ``oracles.core.schema.fake_source``)."""
+        overload = self.overload
+        return overload is None or fake_source(overload) is not None
+
+    @property
+    def id(self) -> str:
+        return "-".join((*self.families, self.name))
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        """Prepare the spec and hold its own fake (if any) in place."""
+        if self.prepare is not None:
+            self.prepare()
+        if self.fake is None:
+            yield
+            return
+        library = torch.library.Library(self.overload.namespace, "FRAGMENT")
+        try:
+            torch.library.register_fake(self.overload, self.fake, lib=library)
+            yield
+        finally:
+            library._destroy()

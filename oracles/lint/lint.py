@@ -1,0 +1,245 @@
+"""The registry lint: every op of a namespace, checked for what FakeTensor,
+torch.compile and Inductor need of it, without a spec for each.
+
+For each op it reports Findings, each named by its Verdict, that say what to do:
+
+- ``no-fake``: nothing FakeTensor can run (no Python fake, Meta kernel or
+  decomposition);
+- ``fake-returns``: the fake's return structure is not the schema's (None
+  for ``-> (Tensor, Tensor)``, one tensor for two, 3 for 4, a Tensor for a
+  list), found by calling it on inputs derived from the schema;
+- ``fake-alias``: an output the schema declares to be a written argument
+  (``Tensor(a!)``) is not that argument in the fake, or an output aliases an
+  input undeclared;
+- ``fake-vs-kernel``: on a spec's Cases, the fake's outputs differ from the
+  kernel's (shape, strides, dtype, aliasing), such as a shape read from
+  the wrong configuration;
+- ``uncompilable``: torch.compile cannot functionalize the op's schema;
+- ``implicit-fallback`` (not blocking): Inductor would fall back to the
+  kernel implicitly; ``oracles.registry.register_fallbacks`` registers
+  explicit ones;
+- ``unchecked`` (not blocking): the fake raised on every schema-derived
+  input and no spec gives the op valid ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import torch
+from torch._higher_order_ops.auto_functionalize import can_auto_functionalize
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+from oracles.checks.fake import check_fake
+from oracles.comparisons.outputs import schema_aliasing
+from oracles.core.findings import Finding, error_text
+from oracles.core.schema import fake_source, structure_problem
+from oracles.core.spec import Spec
+from oracles.core.verdicts import (
+    FAKE_ALIAS,
+    FAKE_RETURNS,
+    FAKE_VS_KERNEL,
+    IMPLICIT_FALLBACK,
+    NO_FAKE,
+    UNCHECKED,
+    UNCOMPILABLE,
+)
+from oracles.lint import registry
+from oracles.lint.registry import lowering_of, namespace_ops
+from oracles.modes.fake import call_fake, fake_result
+from oracles.strategies.sampling import sample
+
+# Spec Cases the lint runs the kernel on, when a spec has no examples.
+SAMPLED_CASES = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class OpLint:
+    """What the lint found for one op."""
+
+    op: str
+    schema: str
+    fake: str | None  # what FakeTensor runs, in words
+    lowering: str  # oracles.registry's LOWERING, EXPLICIT_FALLBACK, ...
+    checked: str  # what the fake was called on
+    problems: tuple[Finding, ...]
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [p for p in self.problems if p.blocking]
+
+
+class _Underivable(Exception):
+    """The lint cannot make a value of this argument type."""
+
+
+def _value(kind: torch.Type, rank: int, scalar: int) -> Any:
+    """A value of schema type ``kind``: tensors of ``rank`` dimensions, ints ``scalar``."""
+    if isinstance(kind, torch.OptionalType):
+        return _value(kind.getElementType(), rank, scalar)
+    if isinstance(kind, torch.TensorType):
+        return torch.empty((4, 6, 8, 10)[:rank])
+    if isinstance(kind, torch.ListType):
+        element = kind.getElementType()
+        count = 2 if isinstance(element, torch.TensorType) else 3
+        return [_value(element, rank, scalar) for _ in range(count)]
+    simple = {
+        "int": scalar,
+        "SymInt": scalar,
+        "float": 1e-6,
+        "bool": False,
+        "str": "",
+        "ScalarType": torch.float32,
+        "Device": torch.device("cpu"),
+        "Scalar": 1.0,
+    }
+    name = str(kind)
+    if name not in simple:
+        raise _Underivable(f"an argument of type {name}")
+    return simple[name]
+
+
+def derived_inputs(op: torch._ops.OpOverload) -> Iterator[dict[str, Any]]:
+    """Argument sets made from the schema alone (call inside a FakeTensorMode):
+    tensors of rank 2, 3, 1, then 4, ints 1 then 0; defaults where given."""
+    for rank, scalar in itertools.product((2, 3, 1, 4), (1, 0)):
+        yield {
+            a.name: a.default_value if a.has_default_value() else _value(a.type, rank, scalar)
+            for a in op._schema.arguments
+        }
+
+
+def _on_derived_inputs(op: torch._ops.OpOverload) -> tuple[str | None, list[Finding]]:
+    """What the fake was called on (None: nothing, and why), and what it broke."""
+    mode = FakeTensorMode()
+    last = None
+    try:
+        with mode:
+            for args in derived_inputs(op):
+                try:
+                    value = call_fake(op, mode, args)
+                except Exception as error:  # a fake may refuse any input it does not expect
+                    last = error
+                    continue
+                return "schema-derived inputs", _judge_return(op, value, args)
+    except _Underivable as error:
+        return None, [_unchecked(f"the lint cannot derive {error}")]
+    return None, [_unchecked(f"the fake raised on every one ({error_text(last, 1)})")]
+
+
+def _unchecked(why: str) -> Finding:
+    return Finding(
+        UNCHECKED,
+        f"the fake's returns are unchecked: no spec gives valid inputs and on schema-derived "
+        f"inputs {why}; write a spec for the op",
+        False,
+    )
+
+
+def _judge_return(op: torch._ops.OpOverload, value: Any, args: dict[str, Any]) -> list[Finding]:
+    problem = structure_problem(op, value)
+    if problem is not None:
+        return [Finding(FAKE_RETURNS, problem)]
+    outputs = value if isinstance(value, (tuple, list)) else (value,)
+    return [
+        Finding(FAKE_ALIAS, finding.message)
+        for finding in schema_aliasing(op, tuple(outputs), args, "the fake")
+    ]
+
+
+def _schema_problems(op: torch._ops.OpOverload) -> list[Finding]:
+    schema = op._schema
+    if not schema.is_mutable or can_auto_functionalize(op):
+        return []
+    if torch._C._dispatch_has_kernel_for_dispatch_key(schema.name, "Functionalize"):
+        return []
+    aliased = [str(r.type) for r in schema.returns if r.alias_info is not None]
+    why = "its returns alias its written arguments" if aliased else "auto_functionalize refuses it"
+    return [
+        Finding(
+            UNCOMPILABLE,
+            f"torch.compile cannot functionalize this mutating op ({why}): return () and let "
+            "callers read the arguments it writes, or return fresh tensors",
+        )
+    ]
+
+
+def _against_kernel(op: torch._ops.OpOverload, spec: Spec) -> tuple[int, list[Finding]]:
+    """The fake against the kernel on the spec's examples (or a few of its
+    Cases): the registry's fake, not one the spec installs."""
+    spec = dataclasses.replace(spec, fake=None)
+    cases = list(spec.examples) or sample(spec.cases, SAMPLED_CASES)
+    with spec.installed():
+        for case in cases:
+            try:
+                found = _judge_return(op, *fake_result(op, case))
+            except Exception:  # the fake check below says how it raised
+                found = []
+            if not found:
+                found = [Finding(FAKE_VS_KERNEL, f.message) for f in check_fake(spec, case)]
+            if found:
+                where = f" (on {case.describe()})"
+                return len(cases), [
+                    dataclasses.replace(p, message=p.message + where) for p in found
+                ]
+    return len(cases), []
+
+
+def lint_op(op: torch._ops.OpOverload, specs: Sequence[Spec] = ()) -> OpLint:
+    """Lint one op; ``specs`` of it (if any) give the kernel valid Cases."""
+    source = fake_source(op)
+    problems = _schema_problems(op)
+    checked = "nothing: it has no fake"
+    if source is None:
+        problems.append(
+            Finding(
+                NO_FAKE,
+                "no fake (no Python fake, Meta kernel or decomposition), so FakeTensor, "
+                "torch.compile and export cannot trace it: register one with "
+                f'@torch.library.register_fake("{op._schema.name}") returning outputs '
+                "with the kernel's shapes, strides and aliasing",
+            )
+        )
+    else:
+        derived, found = _on_derived_inputs(op)
+        if specs and not any(p.blocking for p in found):
+            count, found = _against_kernel(op, specs[0])
+            on_cases = f"{count} Case(s) of spec {specs[0].name!r}, against the kernel"
+            checked = f"{derived} and {on_cases}" if derived else on_cases
+        else:
+            checked = derived or "nothing"
+        problems += found
+    lowering = lowering_of(op)
+    if lowering == registry.IMPLICIT_FALLBACK:
+        problems.append(
+            Finding(
+                IMPLICIT_FALLBACK,
+                "Inductor would fall back to its kernel implicitly (no make_fallback is "
+                "registered): call oracles.registry.register_fallbacks"
+                f"({op.namespace!r}) after setting the compile configuration",
+                False,
+            )
+        )
+    return OpLint(qualified_name(op), str(op._schema), source, lowering, checked, tuple(problems))
+
+
+def qualified_name(op: torch._ops.OpOverload) -> str:
+    """``namespace::name`` (``.overload`` where it is not the default)."""
+    overload = op._schema.overload_name
+    return op._schema.name + (f".{overload}" if overload else "")
+
+
+def lint(namespaces: Iterable[str], specs: Sequence[Spec] = ()) -> dict[str, list[OpLint]]:
+    """Every op of every namespace linted; ``specs`` give valid Cases."""
+    by_op: dict[str, list[Spec]] = {}
+    for spec in specs:
+        overload = spec.overload
+        if overload is not None:
+            by_op.setdefault(str(overload), []).append(spec)
+    return {
+        namespace: [lint_op(op, by_op.get(str(op), ())) for op in namespace_ops(namespace)]
+        for namespace in namespaces
+    }

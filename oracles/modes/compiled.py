@@ -1,0 +1,166 @@
+"""The compiled Modes: the Case's program compiled with ``fullgraph=True``,
+the views made inside the graph, by a Dynamo backend under an Inductor config
+patch. Everything that makes one compiled Mode differ from another is in the
+Mode, and the Mode is in the key of its compiled programs (``cache``).
+Adding a compiled Mode is adding one ``Compiled`` to ``COMPILED``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any
+
+import torch
+import torch._inductor.config as inductor_config
+
+from oracles.core.calls import call_op
+from oracles.core.case import Case
+from oracles.core.observation import Observation
+from oracles.core.signature import BatchSignature, bind, signature_of
+from oracles.core.spec import Spec
+from oracles.modes import triton_cpu
+from oracles.modes.cache import compiled_programs
+from oracles.modes.mode import Mode, observe, snapshot
+from oracles.modes.programs import around
+
+
+def _no_settings() -> AbstractContextManager[None]:
+    return contextlib.nullcontext()
+
+
+@dataclasses.dataclass(frozen=True)
+class Compiled(Mode):
+    """The program compiled by one Dynamo backend under one Inductor config patch.
+
+    Alone, a Case compiles statically: one compile per Signature and sizes.
+    In a ``batch``, one compile serves every Case of the batch, symbolic only
+    in what varies across it.
+    """
+
+    name: str
+    what: str  # what the Mode is, in words, for stage Findings and the README
+    backend: str = "inductor"
+    config: tuple[tuple[str, Any], ...] = ()  # torch._inductor.config patch
+    stage: int = 3  # order in the compiler stack: Dynamo 0, AOTAutograd 1-2, Inductor 3
+    settings: Callable[[], AbstractContextManager[None]] = _no_settings  # process state it needs
+    requires: Callable[[], str | None] = lambda: None  # why it cannot run here
+    only_inexact: bool = False  # only for specs with bit_exact=False
+    script_setup: str = ""  # what a repro script runs for ``settings``
+
+    def unavailable(self, spec: Spec) -> str | None:
+        missing = [key for key, _ in self.config if not hasattr(inductor_config, key)]
+        if missing:
+            return (
+                f"the {self.name} mode needs torch._inductor.config.{missing[0]}, which "
+                f"torch {torch.__version__} does not have"
+            )
+        if self.only_inexact and spec.bit_exact:
+            return (
+                f"the {self.name} mode changes only how Inductor rounds arithmetic, and "
+                f"spec {spec.name!r} is bit-exact (bit_exact=True): inductor covers it"
+            )
+        return self.requires()
+
+    def run(
+        self,
+        spec: Spec,
+        case: Case,
+        *,
+        program: bool = False,
+        batch: BatchSignature | None = None,
+        dynamic: bool = False,
+        fresh: bool = False,
+    ) -> Observation:
+        """The op (with ``program``, the Case's program) compiled in this
+        Mode, the Case's sizes passed as inputs (see ``oracles.modes.mode``)."""
+        if batch is None:
+            signature, sizes = signature_of(case)
+            specialized = sizes
+        else:
+            signature, sizes = batch.signature, batch.sizes(case)
+            specialized, dynamic = (batch.dynamic, batch.static_dims), True
+        names = signature.buffer_names
+        op = spec.resolve()
+        function = around(spec, case) if program else call_op
+
+        def make() -> Callable[..., Any]:
+            def compiled_program(*inputs: Any) -> Any:
+                args = bind(signature, dict(zip(names, inputs, strict=False)), inputs[len(names) :])
+                return function(op, **args)
+
+            return compiled_program
+
+        key = (spec.name, spec.op, function, signature, specialized)
+        compiled = compiled_programs().get(key, spec.overload, make, self, dynamic, fresh)
+        buffers = case.allocate()
+        before = snapshot(buffers)
+        if batch is not None:
+            batch.mark_static(buffers)
+        evidence = []
+
+        def call() -> Any:
+            result, call_evidence = compiled(
+                *(buffers[n] for n in names), *sizes, pristine=[before[n] for n in names]
+            )
+            evidence.append(call_evidence)
+            return result
+
+        observation = observe(self.name, call, {}, buffers, before)
+        if evidence:
+            observation.vacuity = compiled.vacuity(evidence[0])
+        return observation
+
+
+# The stages before Inductor, in order, as compiler_bisector walks them.
+DYNAMO = Compiled("dynamo", "Dynamo (backend 'eager')", backend="eager", stage=0)
+AOT_EAGER = Compiled("aot_eager", "AOTAutograd (backend 'aot_eager')", backend="aot_eager", stage=1)
+# Its fake cross-checking variant cannot run auto_functionalized, which
+# every mutating custom op becomes.
+AOT_EAGER_DECOMP_PARTITION = Compiled(
+    "aot_eager_decomp_partition",
+    "AOTAutograd's decompositions and partitioner (backend 'aot_eager_decomp_partition')",
+    backend="aot_eager_decomp_partition",
+    stage=2,
+)
+STAGES = (DYNAMO, AOT_EAGER, AOT_EAGER_DECOMP_PARTITION)
+
+INDUCTOR = Compiled("inductor", "Inductor")
+
+# Every compiled Mode a spec can be checked in, by name.
+COMPILED = {
+    mode.name: mode
+    for mode in (
+        INDUCTOR,
+        Compiled(
+            "inductor_triton",
+            "Inductor's Triton backend, on the CPU through Triton's interpreter",
+            config=(("cpu_backend", "triton"),),
+            settings=triton_cpu.interpreted,
+            requires=triton_cpu.unavailable,
+            script_setup=triton_cpu.SCRIPT_SETUP,
+        ),
+        # Serving stacks turn the asserts off for speed: a wrong fake then
+        # gives wrong values, which the value verdicts must catch.
+        Compiled(
+            "inductor_no_size_asserts",
+            "Inductor without its size and stride asserts",
+            config=(("size_asserts", False),),
+        ),
+        Compiled(
+            "inductor_cpp_wrapper",
+            "Inductor with its C++ wrapper",
+            config=(("cpp_wrapper", True),),
+        ),
+        Compiled(
+            "inductor_emulate_precision_casts",
+            "Inductor rounding low-precision intermediates as eager does",
+            config=(("emulate_precision_casts", True),),
+            only_inexact=True,
+        ),
+        AOT_EAGER,
+        AOT_EAGER_DECOMP_PARTITION,
+    )
+}

@@ -1,0 +1,84 @@
+"""``fake``: the op under FakeTensorMode, on the Case's views of fake buffers,
+and the fake itself called on a Case."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+from oracles.core.case import Case
+from oracles.core.observation import Observation
+from oracles.core.schema import python_fake
+from oracles.core.signature import BatchSignature
+from oracles.core.spec import Spec
+from oracles.modes.mode import Mode, observe
+from oracles.modes.programs import around
+
+# Where Case.allocate puts every buffer.
+_CASE_DEVICE = torch.device("cpu")
+
+
+class Fake(Mode):
+    name = "fake"
+
+    def run(
+        self,
+        spec: Spec,
+        case: Case,
+        *,
+        program: bool = False,
+        batch: BatchSignature | None = None,
+        dynamic: bool = False,
+        fresh: bool = False,
+    ) -> Observation:
+        """The op (with ``program``, the Case's program) on fake tensors."""
+        op = spec.resolve()
+        # Values do not matter to a fake: the Case's views are made of meta
+        # buffers and wrapped as fakes, so views of one buffer share fake
+        # storage as q and k share qkv, at a fraction of what converting
+        # real tensors costs.
+        mode = FakeTensorMode()
+        # The dispatch cache pays for hashing every call and is rarely hit
+        # by one Case's few calls, each at its own sizes.
+        mode.cache_enabled = False
+        wrap = mode.fake_tensor_converter.from_meta_and_device
+        args = {
+            name: wrap(mode, value, _CASE_DEVICE) if isinstance(value, torch.Tensor) else value
+            for name, value in case.bind(case.meta_buffers()).items()
+        }
+        function = around(spec, case) if program else None
+
+        def call() -> Any:
+            with mode:
+                return op(**args) if function is None else function(op, **dict(args))
+
+        return observe(self.name, call, args, {}, {})
+
+
+FAKE = Fake()
+
+
+def call_fake(op: torch._ops.OpOverload, mode: FakeTensorMode, args: dict[str, Any]) -> Any:
+    """The fake's raw result: a Python fake called directly (the dispatcher
+    would reject a wrong structure with a bare TypeError), else the op."""
+    fake = python_fake(op)
+    arguments = op._schema.arguments
+    positional = [args[a.name] for a in arguments if not a.kwarg_only and a.name in args]
+    keywords = {a.name: args[a.name] for a in arguments if a.kwarg_only and a.name in args}
+    if fake is None:
+        return op(*positional, **keywords)
+    context = torch._library.fake_impl.FakeImplCtx(mode, op)
+    with torch._library.fake_impl.set_ctx_getter(lambda: context):
+        return fake(*positional, **keywords)
+
+
+def fake_result(op: torch._ops.OpOverload, case: Any) -> tuple[Any, dict[str, Any]]:
+    """The fake's raw result on ``case``'s arguments (FakeTensors with the
+    Case's shapes and strides), and those arguments."""
+    mode = FakeTensorMode()
+    with mode:
+        buffers = {name: torch.empty(b.shape, dtype=b.dtype) for name, b in case.buffers.items()}
+        args = case.bind(buffers)
+        return call_fake(op, mode, args), args

@@ -1,0 +1,74 @@
+"""A Mode: one way to run a Case, with one ``run`` signature for all.
+
+``run(spec, case, *, program=False, batch=None, dynamic=False, fresh=False)``
+gives an Observation. ``program``: run the Case's program around the op
+(``oracles.modes.programs.around``) instead of the op alone. The rest say how
+a compiled Mode compiles (Modes that compile nothing ignore them): ``batch``,
+one compile for a batch of Cases, symbolic in what varies across it;
+``dynamic``, a Case alone with every size symbolic; ``fresh``, a compile of
+its own, not shared with other Cases.
+
+Every message names a Mode by its ``name``, the one word for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from oracles.core.case import Case
+from oracles.core.observation import Observation, flatten_outputs
+from oracles.core.signature import BatchSignature
+from oracles.core.spec import Spec
+
+
+class Mode:
+    """A way to run a Case."""
+
+    name: str
+
+    def run(
+        self,
+        spec: Spec,
+        case: Case,
+        *,
+        program: bool = False,
+        batch: BatchSignature | None = None,
+        dynamic: bool = False,
+        fresh: bool = False,
+    ) -> Observation:
+        raise NotImplementedError
+
+    def unavailable(self, spec: Spec) -> str | None:
+        """Why this Mode cannot run ``spec`` here, or None."""
+        return None
+
+
+def snapshot(buffers: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    return {name: buffer.clone() for name, buffer in buffers.items()}
+
+
+def observe(
+    mode: str,
+    call: Callable[[], Any],
+    args: dict[str, Any],
+    buffers: dict[str, torch.Tensor],
+    before: dict[str, torch.Tensor],
+) -> Observation:
+    """Run ``call``: its outputs, or the error it raised (the op's own failure
+    is an observation)."""
+    error, result = None, None
+    try:
+        result = call()
+    except Exception as exc:
+        error = exc
+    return Observation(
+        mode=mode,
+        args=args,
+        outputs=flatten_outputs(result),
+        buffers_before=before,
+        buffers_after=buffers,
+        error=error,
+    )

@@ -1,0 +1,48 @@
+"""The code around the op that a Mode runs: the spec's program, or the
+Program a check drew for the Case, as a Python function."""
+
+from __future__ import annotations
+
+import functools
+import linecache
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from oracles.core.calls import call_op
+from oracles.core.case import Case
+from oracles.core.program import Program
+from oracles.core.spec import Spec
+from oracles.modes.scale_op import scale_
+
+
+def around(spec: Spec, case: Case) -> Callable[..., Any]:
+    """``program(op, **args)`` for ``case``: the Program drawn for it, else the spec's."""
+    return spec.program if case.program is None else program_function(case.program)
+
+
+@functools.cache
+def program_function(program: Program) -> Callable[..., Any]:
+    """The Program's text, compiled into a function whose source ``inspect``
+    finds (the repro writer copies it from there); one function per Program,
+    so compiled programs keyed by it are shared."""
+    text = program.source()
+    filename = f"<program {abs(hash(program)):x}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    scope = {"torch": torch, "call_op": call_op, "scale_": scale_}
+    exec(compile(text, filename, "exec"), scope)  # noqa: S102 - the program is our own text
+    return scope["program"]
+
+
+def of_buffers(spec: Spec, case: Case) -> tuple[list[str], Callable[..., Any]]:
+    """The Case's program as a function of its buffers, in a fixed order."""
+    names = sorted(case.buffers)
+    op = spec.resolve()
+    program = around(spec, case)
+
+    def run(*tensors: torch.Tensor) -> Any:
+        args = case.bind(dict(zip(names, tensors, strict=True)))
+        return program(op, **args)
+
+    return names, run

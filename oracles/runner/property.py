@@ -1,0 +1,317 @@
+"""Run a check as a Hypothesis property over a spec's Cases.
+
+A failing Case raises a :class:`~oracles.findings.ConformanceFailure` listing
+every Finding, which Hypothesis shrinks to a minimal Case. Failures with other
+blocking verdicts or on arguments of other ranks are distinct bugs to
+Hypothesis, each shrunk and reported on its own, so one run answers "did the
+fix work on 2-D and 4-D?". Shrinking stops after ``SHRINK_SECONDS``, since
+every step of a compiled check compiles. The spec's explicit examples always
+run first.
+
+A batched check's (the compiled check's) Hypothesis example is a batch of
+Cases sharing one compiled program (dynamic in what varies across the batch), drawn by the
+spec's ``batches`` or derived from its ``cases``; the profile's number of
+Cases is reached in fewer, larger examples: that amortizes the compiles.
+
+Each failure can write a standalone repro script and the Cases it ran, which
+``replay`` runs again without a search.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import math
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import hypothesis.internal.conjecture.engine as hypothesis_engine
+import torch
+from hypothesis import (
+    HealthCheck,
+    event,
+    example,
+    given,
+    note,
+    reject,
+    reporting,
+    settings,
+)
+from hypothesis.control import currently_in_test_context
+
+from oracles.checks import CHECKS, Check
+from oracles.core.case import Case, CaseError
+from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
+from oracles.core.signature import batch_signature
+from oracles.core.spec import Spec, SpecError, Unavailable
+from oracles.modes import INDUCTOR, Compiled, Mode
+from oracles.repro.script import write_repro
+from oracles.runner.replay import Replay, ReproOptions, shown
+from oracles.strategies.batches import derived_batches
+
+if sys.version_info < (3, 11):
+    from exceptiongroup import BaseExceptionGroup
+
+# Cases per compiled program in the compiled check.
+BATCH_SIZE = 10
+# Searches for distinct kinds of failure, each passing the kinds found before.
+SEARCHES = 3
+# Shrinking a failure stops after this long (a quarter of it in the searches
+# for other kinds): every step of a compiled check compiles, and a minimal
+# Case a minute late is worth less than a good one now.
+SHRINK_SECONDS = 45
+
+
+def check_settings(base: settings | None = None) -> settings:
+    return settings(
+        base or settings(),
+        deadline=None,
+        print_blob=False,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+@functools.cache
+def _failure_class(key: str) -> type[ConformanceFailure]:
+    """One exception type per kind of failure: Hypothesis tells bugs apart by type."""
+    return type(f"ConformanceFailure[{key}]", (ConformanceFailure,), {"kind": key})
+
+
+def _kind(case: Case, findings: Sequence[Finding]) -> str:
+    """What makes two failures distinct bugs: their blocking verdicts and the
+    ranks of the Case's tensor arguments."""
+    verdicts = ",".join(sorted({f.verdict for f in findings if f.blocking}))
+    ranks = ",".join(
+        f"{name}:{value.dim()}-D"
+        for name, value in case.bind(case.meta_buffers()).items()
+        if isinstance(value, torch.Tensor)
+    )
+    return f"{verdicts} on {ranks}"
+
+
+@contextlib.contextmanager
+def _shrink_budget(seconds: float) -> Iterator[None]:
+    previous = hypothesis_engine.MAX_SHRINKING_SECONDS
+    hypothesis_engine.MAX_SHRINKING_SECONDS = seconds
+    reporter = reporting.current_reporter()
+
+    def report(text: str) -> None:
+        # Hypothesis warns of "five minutes" of shrinking: the budget is ours.
+        if "Hypothesis has spent more than five minutes working to shrink" not in text:
+            reporter(text)
+
+    try:
+        with reporting.with_reporter(report):
+            yield
+    finally:
+        hypothesis_engine.MAX_SHRINKING_SECONDS = previous
+
+
+@dataclasses.dataclass
+class Tally:
+    """What a property run did, for its report."""
+
+    cases: int = 0  # Cases judged, shrinking's included
+
+
+def run_property(
+    spec: Spec,
+    check: str,
+    base: settings | None = None,
+    mode: str | Mode | None = None,
+    on_finding: Callable[[Finding, str], None] | None = None,
+    batch_size: int = BATCH_SIZE,
+    repro: ReproOptions | None = None,
+    replay: Replay | None = None,
+    shrink_seconds: float = SHRINK_SECONDS,
+    running: Path | None = None,
+    tally: Tally | None = None,
+) -> None:
+    """Run ``check`` on the spec's examples, then on generated Cases (or on
+    the Cases of ``replay`` alone), in the check's Mode called ``mode`` (by
+    default its first), or in the Mode ``mode`` itself (an injected compiler
+    fault, which no check lists); raise CheckFailure on blocking Findings, and
+    Unavailable when the Mode cannot run the spec here.
+
+    ``on_finding(finding, case)`` sees every non-blocking Finding, and the
+    blocking ones of the Cases the property finally fails on. ``batch_size``
+    1 compiles every Case on its own. ``running``: a file that holds, while
+    each Case runs, a Replay of it, so a process killed by a kernel leaves
+    word of the Case that killed it. ``tally`` counts the Cases judged.
+    """
+    the_check = CHECKS[check]
+    the_mode = mode if isinstance(mode, Mode) else the_check.mode(mode)
+    why = the_mode.unavailable(spec)
+    if why is not None:
+        raise Unavailable(why)
+    batched = the_check.batched and batch_size > 1
+    with spec.installed():
+        names = _argument_names(spec)
+        found: set[str] = set()  # kinds of failure already found, which pass now
+
+        def prop(cases: list[Case]) -> None:
+            batch = batch_signature(cases) if batched and len(cases) > 1 else None
+            for case in cases:
+                _check_arguments(spec, case, names)
+                if spec.domain is not None and spec.domain.violations(case):
+                    reject()  # outside the kernel's declared domain
+            for index, case in enumerate(cases):
+                if running is not None:
+                    Replay(
+                        spec.name, check, tuple(cases), index, batch is not None, the_mode.name
+                    ).save(running)
+                description = case.describe()
+                if batch is not None:
+                    description += (
+                        f" (Case {index + 1} of a batch of {len(cases)} sharing one "
+                        "program compiled with dynamic shapes)"
+                    )
+                findings = the_check.judge(spec, case, batch, the_mode)
+                if tally is not None:
+                    tally.cases += 1
+                undeclared = {f.verdict for f in findings} - set(the_check.verdicts)
+                if undeclared:  # the suite's own mistake: its reports list each check's verdicts
+                    raise RuntimeError(f"the {check} check gave undeclared verdicts {undeclared}")
+                for finding in findings:
+                    if not finding.blocking:
+                        if currently_in_test_context():  # not so in a replay
+                            event(f"non-blocking finding: {finding.verdict}")
+                            note(str(finding))
+                        if on_finding is not None:
+                            on_finding(finding, description)
+                if any(finding.blocking for finding in findings):
+                    kind = _kind(case, findings)
+                    if kind not in found:
+                        raise _failure_class(kind)(
+                            the_check.title(the_mode),
+                            spec.label,
+                            description,
+                            findings,
+                            cases,
+                            index,
+                            bool(batch),
+                        )
+
+        failures: list[ConformanceFailure] = []
+        # Hypothesis looks for other bugs only briefly after the first: each
+        # further search passes the kinds already found, to find the others.
+        for search in range(1 if replay is not None else SEARCHES):
+            try:
+                if replay is not None:
+                    prop(list(replay.cases))
+                else:
+                    budget = shrink_seconds if search == 0 else shrink_seconds / 4
+                    _search(spec, the_check, the_mode, prop, base, batch_size, budget, search)
+            except CaseError as error:
+                raise SpecError(f"spec {spec.name!r}: {error}") from None
+            except (ConformanceFailure, BaseExceptionGroup) as error:
+                failures += _failures(error)
+                found.update(failure.kind for failure in failures)
+                continue
+            break
+        if failures:
+            for failure in failures:
+                if the_check.finish is not None:
+                    failure.findings = the_check.finish(spec, the_mode, failure)
+            for number, failure in enumerate(failures, 1):
+                if repro is not None:
+                    number = number if len(failures) > 1 else 0
+                    _write_repro(spec, the_check, the_mode, failure, repro, number)
+                for finding in failure.findings:
+                    if finding.blocking and on_finding is not None:
+                        on_finding(finding, failure.case)
+            raise CheckFailure(failures) from None
+
+
+def _search(spec, check, mode, prop, base, batch_size, shrink_seconds, search) -> None:
+    base = check_settings(base)
+    batched = check.batched and batch_size > 1
+    if search:  # the example database keeps the first search's failures
+        base = settings(base, database=None)
+    if batched:
+        strategy = (
+            spec.batches(batch_size)
+            if spec.batches is not None
+            else derived_batches(spec.cases, batch_size)
+        )
+        base = settings(base, max_examples=math.ceil(base.max_examples / batch_size))
+    elif check.cases is not None:
+        strategy = check.cases(spec).map(lambda case: [case])
+    else:
+        strategy = spec.cases.map(lambda case: [case])
+    words = check.words(mode, "_")
+    prop.__name__ = prop.__qualname__ = f"{words}_check_of_{spec.name.replace('.', '_')}"
+    test = given(cases=strategy)(prop)
+    for case in reversed(spec.examples if check.cases is None else ()):
+        test = example(cases=[case])(test)
+    test = base(test)
+    # One example database entry per spec, check and Mode, not one for all.
+    digest = f"{spec.name}/{check.name}/{mode.name}".encode()
+    test.hypothesis.inner_test._hypothesis_internal_add_digest = digest
+    with _shrink_budget(shrink_seconds):
+        test()
+
+
+def _failures(error: BaseException) -> list[ConformanceFailure]:
+    if isinstance(error, ConformanceFailure):
+        return [error]
+    if not isinstance(error, BaseExceptionGroup):
+        return []
+    found = [f for e in error.exceptions for f in _failures(e)]
+    if len(found) < len(_leaves(error)):
+        raise error  # something other than a conformance failure went wrong
+    return found
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for e in error.exceptions for leaf in _leaves(e)]
+    return [error]
+
+
+def _write_repro(
+    spec: Spec,
+    check: Check,
+    mode: Mode,
+    failure: ConformanceFailure,
+    repro: ReproOptions,
+    number: int,
+) -> None:
+    stem = f"{spec.name}-{check.words(mode, '-')}" + (f"-{number}" if number else "")
+    replay = Replay(spec.name, check.name, failure.cases, failure.index, failure.batched, mode.name)
+    cases_file = replay.save(repro.folder / f"{stem}.cases")
+    failure.rerun = f"{repro.rerun} --replay={shown(cases_file)}"
+    if check.script is None:
+        return
+    case = failure.cases[failure.index]
+    try:
+        failure.script = shown(
+            write_repro(
+                spec,
+                check,
+                failure.cases,
+                failure.index,
+                failure.batched,
+                repro.folder / f"{stem}.py",
+                mode if isinstance(mode, Compiled) else INDUCTOR,
+                case.program is not None and case.program.dynamic,
+            )
+        )
+    except Exception as error:  # a repro that cannot be written must not hide the failure
+        failure.script_problem = f"{type(error).__name__}: {error}"
+
+
+def _argument_names(spec: Spec) -> set[str] | None:
+    overload = spec.overload
+    return None if overload is None else {a.name for a in overload._schema.arguments}
+
+
+def _check_arguments(spec: Spec, case: Case, names: set[str] | None) -> None:
+    unknown = sorted(set(case.args) - names) if names is not None else []
+    if unknown:
+        raise SpecError(
+            f"spec {spec.name!r}: its Cases pass {unknown}, which {spec.label} does not "
+            f"take; its schema is `{spec.overload._schema}`"
+        )

@@ -1,0 +1,466 @@
+"""Hypothesis draws the program around an op, legal by construction.
+
+Each Step is drawn against the values made so far, tracked as shadows (see
+``legality``): shapes, strides and the storage positions each value covers,
+so every Step fits the value it applies to and no Step is undefined in
+eager. Deleting a Step while shrinking re-draws the rest against the new
+values, which keeps the program legal.
+
+- Before the op: in-place updates of its floating-point arguments and of
+  views of them (an integer argument is an index, and its range is the op's
+  domain).
+- The op, on its arguments as the Case made them (views of shared buffers).
+- After it: views (narrow, select, strided slices, permute, transpose,
+  view, reshape, unfold, expand, as_strided), reads that copy (clone, flip,
+  roll, index_select, cat), exact arithmetic, in-place updates (add_, mul_,
+  neg_, fill_, copy_, index_copy_, setitem) and a second opaque mutating op.
+- It returns what the op produced (its outputs, or the arguments it writes),
+  every value no later Step reads, and some other values.
+
+Values stay exact: arithmetic only where a compiled program must round as
+eager does (one rounding of float32, float64 or integer values; doubling and
+negation anywhere). Around a spec judged by a ULP budget, whose values are
+compared with a float64 program, the program only reads what the op made:
+views (not ``view`` or ``as_strided``, which depend on the real outputs'
+strides), copies and doubling.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import torch
+from hypothesis import strategies as st
+
+from oracles.core.case import Case
+from oracles.core.observation import flatten_outputs
+from oracles.core.program import STEPS, Program, Step
+from oracles.core.spec import Spec
+from oracles.strategies.legality import internally_overlapping, overlap
+
+# Steps drawn before and after the op, at most.
+BEFORE = 3
+AFTER = 6
+# Dtypes whose single rounding a compiled program reproduces exactly.
+_EXACT_ARITHMETIC = (torch.float32, torch.float64, torch.int32, torch.int64)
+
+
+@dataclasses.dataclass(frozen=True)
+class Value:
+    """A value of the program as generation sees it."""
+
+    shadow: torch.Tensor  # storage positions, with the value's shape and strides
+    storage: str  # a Case buffer's name, or "fresh<n>"
+    dtype: torch.dtype
+    origin: str  # "input" (a view of a Case buffer), "fresh", or "intermediate"
+    overlapping: bool = False  # a view in its chain has internal overlap
+    through: frozenset[str] = frozenset()  # unfold/as_strided views in its chain
+
+    @property
+    def floating(self) -> bool:
+        return self.dtype.is_floating_point
+
+    @property
+    def writable(self) -> bool:
+        return not self.overlapping and not internally_overlapping(self.shadow)
+
+    def meets(self, other: Value) -> str:
+        return overlap(self.shadow, other.shadow, self.storage == other.storage)
+
+
+class _Builder:
+    """The values and Steps of one program being drawn."""
+
+    def __init__(self, draw: st.DrawFn, spec: Spec, case: Case, kinds: tuple[str, ...] | None):
+        self.draw = draw
+        self.kinds = kinds
+        self.spec = spec
+        self.case = case
+        self.steps: list[Step] = []
+        self.values: list[Value | None] = []
+        self.fresh = itertools.count()
+        shadows = {name: torch.arange(_numel(b)).view(b.shape) for name, b in case.buffers.items()}
+        bound = case.bind(shadows)
+        meta = case.bind(case.meta_buffers())
+        self.inputs = tuple(n for n, v in bound.items() if isinstance(v, torch.Tensor))
+        for name in self.inputs:
+            self.values.append(
+                Value(bound[name], case.args[name].buffer, meta[name].dtype, "input")
+            )
+        self.exact = spec.bit_exact
+        self.written_through: set[str] = set()
+        self.produced: dict[str, torch.Tensor] = {}  # set by the op's Step
+
+    # -- what a step may apply to
+
+    def tensors(self, where=lambda v: True) -> list[int]:
+        return [i for i, v in enumerate(self.values) if v is not None and where(v)]
+
+    def pick(self, candidates: list[int]) -> int | None:
+        if not candidates:
+            return None
+        return candidates[self.draw(st.integers(0, len(candidates) - 1))]
+
+    def add_value(self, value: Value) -> None:
+        self.values.append(value)
+
+    def fresh_value(self, result: torch.Tensor, dtype: torch.dtype) -> Value:
+        storage = torch.arange(result.untyped_storage().nbytes() // result.element_size())
+        shadow = storage.as_strided(result.shape, result.stride(), result.storage_offset())
+        return Value(shadow, f"fresh{next(self.fresh)}", dtype, "fresh")
+
+    def view_value(self, base: Value, shadow: torch.Tensor, kind: str) -> Value:
+        if shadow.untyped_storage().data_ptr() != base.shadow.untyped_storage().data_ptr():
+            return self.fresh_value(shadow, base.dtype)  # reshape copied
+        origin = "input" if base.origin == "input" else "intermediate"
+        through = base.through | ({kind} & {"unfold", "as_strided"})
+        overlapping = base.overlapping or internally_overlapping(shadow)
+        return Value(shadow, base.storage, base.dtype, origin, overlapping, through)
+
+    # -- drawing one Step
+
+    def step(self, before_op: bool) -> None:
+        kinds = _PRE_KINDS if before_op else _POST_KINDS
+        kinds = [k for k in kinds if self.kinds is None or k in self.kinds]
+        if not self.exact:
+            kinds = [k for k in kinds if k not in _INEXACT_EXCLUDED]
+        if not kinds:
+            return
+        kind = self.draw(st.sampled_from(kinds))
+        if kind in ("index_copy_", "setitem"):
+            drawn = getattr(self, f"_{kind}")(before_op)
+        elif kind in (*_VIEWS, *_READS):
+            drawn = self._view_or_copy(kind, before_op)
+        else:
+            drawn = self._simple(kind, before_op)
+        if drawn is not None:
+            self.steps.append(drawn)
+
+    def _writable(self, before_op: bool, arithmetic: bool = False) -> list[int]:
+        def ok(v: Value) -> bool:
+            if not v.writable or v.dtype == torch.bool:
+                return False
+            if before_op and (not v.floating or v.origin != "input"):
+                return False
+            return not arithmetic or (self.exact and v.dtype in _EXACT_ARITHMETIC)
+
+        return self.tensors(ok)
+
+    def _overwrites_op(self, target: Value) -> bool:
+        """Overwriting ``target`` would leave nothing of what the op produced
+        to read, so a compiler may rightly drop the op: no verdict."""
+        produced = self.produced
+        if len(produced) != 1 or target.storage not in produced:
+            return False
+        return bool(torch.isin(produced[target.storage], target.shadow.reshape(-1)).all())
+
+    def _write(self, kind: str, target: int, *params, operands=()) -> Step:
+        self.written_through |= self.values[target].through
+        return Step(kind, (target, *operands), params)
+
+    def _simple(self, kind: str, before_op: bool) -> Step | None:
+        role = STEPS[kind].role
+        if role == "write":
+            arithmetic = kind == "add_"
+            target = self.pick(self._writable(before_op, arithmetic))
+            if target is None:
+                return None
+            t = self.values[target]
+            if kind in ("neg_", "scale_") and not t.floating:
+                return None
+            if kind in ("fill_", "copy_") and self._overwrites_op(t):
+                return None
+            if kind == "fill_":
+                value = self.draw(st.sampled_from((0.0, -0.0, 1.5) if t.floating else (0, 7)))
+                return self._write(kind, target, value)
+            if kind in ("add_", "copy_"):
+                partner = self.pick(
+                    self.tensors(
+                        lambda v: (
+                            v.dtype == t.dtype
+                            and v.shadow.shape == t.shadow.shape
+                            and t.meets(v) != "partial"
+                        )
+                    )
+                )
+                return None if partner is None else self._write(kind, target, operands=(partner,))
+            return self._write(kind, target)
+        target = self.pick(self.tensors(lambda v: v.shadow.dim() > 0 and v.shadow.numel() > 0))
+        if target is None:
+            return None
+        t = self.values[target]
+        if kind == "clone":
+            self.add_value(self.fresh_value(t.shadow.clone(), t.dtype))
+            return Step(kind, (target,), (), 1)
+        if kind == "double":  # exact in every dtype, and in the float64 program
+            if t.dtype == torch.bool:
+                return None
+            self.add_value(self.fresh_value(t.shadow.clone(), t.dtype))
+            return Step(kind, (target,), (), 1)
+        if kind in ("add", "cat"):
+            if kind == "add" and not (self.exact and t.dtype in _EXACT_ARITHMETIC):
+                return None
+            partner = self.pick(
+                self.tensors(lambda v: v.dtype == t.dtype and v.shadow.shape == t.shadow.shape)
+            )
+            dim = self.draw(st.integers(0, t.shadow.dim() - 1))
+            result = torch.cat([t.shadow, t.shadow], dim) if kind == "cat" else t.shadow.clone()
+            self.add_value(self.fresh_value(result, t.dtype))
+            return Step(kind, (target, partner), (dim,) if kind == "cat" else (), 1)
+        return None
+
+    def _dim(self, t: Value, least: int = 1) -> int | None:
+        dims = [d for d in range(t.shadow.dim()) if t.shadow.shape[d] >= least]
+        return None if not dims else self.draw(st.sampled_from(dims))
+
+    def _view_or_copy(self, kind: str, before_op: bool) -> Step | None:
+        target = self.pick(self.tensors(lambda v: v.shadow.dim() > 0 and v.shadow.numel() > 0))
+        if target is None:
+            return None
+        t = self.values[target]
+        shape = tuple(t.shadow.shape)
+        d = self._dim(t)
+        if d is None:
+            return None
+        size = shape[d]
+        draw = self.draw
+        if kind == "narrow":
+            start = draw(st.integers(0, size - 1))
+            params = (d, start, draw(st.integers(1, size - start)))
+        elif kind == "select":  # from the end too, as model code reads x[-1]
+            params = (d, draw(st.integers(-size, size - 1)))
+        elif kind == "slice":
+            start = draw(st.integers(0, size - 1))
+            step = draw(st.integers(1, 3))
+            end = draw(st.integers(start + 1, size))
+            params = (d, start, end, step)
+        elif kind in ("permute", "transpose"):
+            if t.shadow.dim() < 2:
+                return None
+            if kind == "permute":
+                params = (tuple(draw(st.permutations(range(t.shadow.dim())))),)
+            else:
+                other = draw(st.sampled_from([e for e in range(t.shadow.dim()) if e != d]))
+                params = (d, other)
+        elif kind in ("view", "reshape"):
+            params = (_reshaped(shape, d, draw(st.booleans())),)
+        elif kind == "unfold":
+            window = draw(st.integers(1, size))
+            params = (d, window, draw(st.integers(1, size)))
+        elif kind == "expand":
+            params = ((2, *shape),)
+        elif kind == "as_strided":
+            cut = list(shape)
+            cut[d] = draw(st.integers(1, size))
+            params = (tuple(cut), tuple(t.shadow.stride()), t.shadow.storage_offset())
+        elif kind == "flip":
+            params = ((d,),)
+        elif kind == "roll":
+            params = (draw(st.sampled_from((1, -1, 2))), d)
+        elif kind == "index_select":
+            params = (d, tuple(draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=4))))
+        else:
+            raise AssertionError(kind)
+        try:
+            result = _apply(kind, t.shadow, params)
+        except RuntimeError:  # not viewable as drawn: eager refuses it too
+            return None
+        if STEPS[kind].role == "view":
+            self.add_value(self.view_value(t, result, kind))
+        else:
+            self.add_value(self.fresh_value(result, t.dtype))
+        return Step(kind, (target,), params, 1)
+
+    def _index_copy_(self, before_op: bool) -> Step | None:
+        target = self.pick(self._writable(before_op))
+        if target is None:
+            return None
+        t = self.values[target]
+        d = self._dim(t)
+        if d is None:
+            return None
+        size = t.shadow.shape[d]
+        indices = st.integers(0, size - 1)
+        positions = self.draw(st.lists(indices, min_size=1, max_size=4, unique=True))
+        sources = self.draw(st.lists(indices, min_size=len(positions), max_size=len(positions)))
+        return self._write("index_copy_", target, d, tuple(positions), tuple(sources))
+
+    def _setitem(self, before_op: bool) -> Step | None:
+        target = self.pick(self._writable(before_op))
+        if target is None:
+            return None
+        t = self.values[target]
+        if t.shadow.dim() == 0 or t.shadow.shape[0] < 2:
+            return None
+        i, j = self.draw(st.permutations(range(t.shadow.shape[0])))[:2]
+        if overlap(t.shadow[i], t.shadow[j], True) == "partial":
+            return None
+        return self._write("setitem", target, i, j)
+
+    # -- the op
+
+    def op(self) -> None:
+        """The op's Step; its outputs' geometry and aliasing from a real call."""
+        args = self.case.bind(self.case.allocate())
+        raw = self.spec.resolve()(**args)
+        storages = {
+            arg.untyped_storage().data_ptr(): self.case.args[name].buffer
+            for name, arg in args.items()
+            if isinstance(arg, torch.Tensor)
+        }
+        made: list[Value | None] = []
+        for out in flatten_outputs(raw) or ():
+            buffer = storages.get(out.untyped_storage().data_ptr()) if _tensor(out) else None
+            if not _tensor(out):
+                made.append(None)
+            elif buffer is None:
+                made.append(self.fresh_value(out, out.dtype))
+            else:
+                flat = torch.arange(_numel(self.case.buffers[buffer]))
+                shadow = flat.as_strided(out.shape, out.stride(), out.storage_offset())
+                made.append(Value(shadow, buffer, out.dtype, "input"))
+        # Storage positions the op produced: its outputs, and what it writes.
+        written = [
+            self.values[self.inputs.index(n)] for n in self.spec.declared_writes if n in self.inputs
+        ]
+        self.produced = {}
+        for value in [*filter(None, made), *written]:
+            positions = value.shadow.reshape(-1)
+            if value.storage in self.produced:
+                positions = torch.cat([self.produced[value.storage], positions])
+            self.produced[value.storage] = positions
+        self.op_values = list(range(len(self.values), len(self.values) + len(made)))
+        self.values += made
+        sequence = ("sequence",) if isinstance(raw, (tuple, list)) else ()
+        self.steps.append(Step("op", (), sequence, len(made)))
+
+    def returns(self) -> tuple[int, ...]:
+        """What the op produced, every value no later Step reads (so no Step
+        is dead code a compiler may drop), and some other values."""
+        produced = [i for i in self.op_values if self.values[i] is not None]
+        if not produced:
+            produced = [
+                self.inputs.index(n) for n in sorted(self.spec.declared_writes) if n in self.inputs
+            ]
+        read = {i for step in self.steps for i in step.operands}
+        leaves = [i for i in self.tensors() if i >= len(self.inputs) and i not in read]
+        others = self.draw(st.lists(st.sampled_from(self.tensors()), max_size=2, unique=True))
+        return tuple(dict.fromkeys([*produced, *leaves, *others]))
+
+
+def _tensor(value: object) -> bool:
+    return isinstance(value, torch.Tensor)
+
+
+def _numel(buffer) -> int:
+    count = 1
+    for size in buffer.shape:
+        count *= size
+    return count
+
+
+def _reshaped(shape: tuple[int, ...], d: int, flatten: bool) -> tuple[int, ...]:
+    """``shape`` flattened, or with dimension ``d`` split in two where it can be."""
+    if flatten or shape[d] % 2:
+        return (-1,)
+    return (*shape[:d], 2, shape[d] // 2, *shape[d + 1 :])
+
+
+def _apply(kind: str, tensor: torch.Tensor, params: tuple) -> torch.Tensor:
+    """A view or copying Step on a shadow, as the program will run it."""
+    view = STEPS[kind].view
+    if view is not None:
+        return view.make(tensor, *params)
+    if kind == "index_select":
+        return tensor.index_select(params[0], torch.tensor(params[1]))
+    return getattr(tensor, kind)(*params)
+
+
+_VIEWS = tuple(k for k, kind in STEPS.items() if kind.role == "view")
+_READS = ("flip", "roll", "index_select")
+# Around a spec judged against its float64 program, whose op is replaced by
+# fresh contiguous tensors of the reference's values: no write (it would not
+# reach the inputs an op's outputs alias there), and no view that depends on
+# the real output's strides.
+_INEXACT_EXCLUDED = frozenset(
+    {"view", "as_strided", *(k for k, kind in STEPS.items() if kind.role == "write")}
+)
+_PRE_KINDS = (
+    "mul_",
+    "scale_",
+    "copy_",
+    "fill_",
+    "neg_",
+    "index_copy_",
+    "setitem",
+    "narrow",
+    "select",
+    "slice",
+    "transpose",
+)
+_POST_KINDS = (
+    "flip",
+    "add_",
+    "clone",
+    "scale_",
+    "copy_",
+    "narrow",
+    "select",
+    "slice",
+    "mul_",
+    "roll",
+    "index_select",
+    "index_copy_",
+    "setitem",
+    "cat",
+    "permute",
+    "transpose",
+    "view",
+    "reshape",
+    "add",
+    "double",
+    "neg_",
+    "fill_",
+    "unfold",
+    "expand",
+    "as_strided",
+)
+
+
+@st.composite
+def programs(
+    draw: st.DrawFn, spec: Spec, case: Case, kinds: tuple[str, ...] | None = None
+) -> Program:
+    """A legal program around ``spec``'s op on ``case``, of Steps of
+    ``kinds`` only if given (STEPS names)."""
+    builder = _Builder(draw, spec, case, kinds)
+    for before_op in (True, False):
+        limit = BEFORE if before_op else AFTER
+        count = 0
+        # Another Step three times in four; shrinking stops early.
+        while count < limit and draw(st.integers(0, 3)) > 0:
+            builder.step(before_op)
+            count += 1
+        if before_op:
+            builder.op()
+    returns = builder.returns()
+    intermediate = frozenset(
+        position for position, i in enumerate(returns) if builder.values[i].origin == "intermediate"
+    )
+    return Program(
+        builder.inputs,
+        tuple(builder.steps),
+        returns,
+        intermediate,
+        draw(st.booleans()),
+        frozenset(builder.written_through),
+    )
+
+
+@st.composite
+def program_cases(draw: st.DrawFn, spec: Spec, kinds: tuple[str, ...] | None = None) -> Case:
+    """A Case of ``spec`` and a program drawn around its op (of Steps of
+    ``kinds`` only, if given)."""
+    case = draw(spec.cases)
+    return dataclasses.replace(case, program=draw(programs(spec, case, kinds)))

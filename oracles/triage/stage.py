@@ -1,0 +1,41 @@
+"""The stage at fault: which compiler stage first disagrees with eager."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from oracles.core.findings import Finding
+from oracles.core.spec import Spec
+from oracles.core.verdicts import STAGE
+from oracles.modes import STAGES, Compiled
+
+
+def stage_at_fault(
+    spec: Spec, mode: Compiled, compare: Callable[[Compiled], list[Finding]]
+) -> Finding:
+    """Which compiler stage first disagrees with eager, as
+    ``torch._inductor.compiler_bisector`` would find by hand: ``compare(stage)``
+    compiles the failing Case again by each stage before ``mode``, in order."""
+    for stage in STAGES:
+        if stage.stage >= mode.stage:
+            break
+        found = [f for f in compare(stage) if f.blocking]
+        if found:
+            return Finding(
+                STAGE,
+                f"the first compiler stage to disagree with eager is {stage.what}: {found[0]}",
+                blocking=False,
+            )
+    before = ", ".join(stage.what for stage in STAGES if stage.stage < mode.stage)
+    blame = (
+        " (which alone trusts the op's fake for strides and aliasing: the fake check "
+        "tells whether the fake is to blame)"
+        if mode.backend == "inductor" and spec.overload is not None
+        else ""
+    )
+    return Finding(
+        STAGE,
+        f"every stage before {mode.name} ({before or 'none'}) agrees with eager: the "
+        f"difference arises in {mode.what}{blame}",
+        blocking=False,
+    )

@@ -1,0 +1,112 @@
+"""What each Hypothesis profile runs: its examples, its compiled Modes, and
+the budgets it gives the checks that compile.
+
+``conftest.py`` wires pytest to this module; nothing here knows pytest. A
+family narrows a profile's Modes for the specs it tags by declaring
+``PROFILE_TAG_MODES`` in its package or its ``specs`` module (see
+``suites.catalog.tag_modes``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from hypothesis import HealthCheck, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+if TYPE_CHECKING:
+    from oracles.core.spec import Spec
+
+# The compiled Modes each profile runs (the other checks have one Mode each).
+# dev runs every Mode, so `-k inductor_triton` selects one on a laptop; ci runs those
+# that catch what inductor alone cannot within the gate's time: a wrong fake
+# under inductor_no_size_asserts gives wrong values instead of an assert,
+# and inductor_triton checks Inductor's Triton code generation; nightly runs
+# every Mode. --modes overrides the profile's choice.
+PROFILE_MODES: dict[str, Sequence[str] | str] = {
+    "dev": "all",
+    "ci": ("inductor", "inductor_no_size_asserts", "inductor_triton"),
+    "nightly": "all",
+}
+# Modes that matter only around an opaque op with a fake: without its size
+# asserts, Inductor trusts a wrong fake silently, and a pure-PyTorch op has no
+# fake to trust, so ci runs these for ops with a schema only.
+PROFILE_FAKE_MODES: dict[str, Sequence[str]] = {"ci": ("inductor_no_size_asserts",)}
+# The programs check compiles every example on its own, so profiles give it
+# a budget of its own (examples per spec and Mode) and ci runs it in inductor
+# only: a few programs per spec in the gate, hours of them at night.
+PROFILE_CHECK_EXAMPLES: dict[str, dict[str, int]] = {
+    "dev": {"programs": 10},
+    "ci": {"programs": 4},
+    "nightly": {"programs": 200},
+}
+PROFILE_CHECK_MODES: dict[str, dict[str, Sequence[str]]] = {"ci": {"programs": ("inductor",)}}
+
+
+def register_profiles() -> None:
+    """The Hypothesis profiles ``dev`` (loaded), ``ci`` and ``nightly``."""
+    # Generating a Case can be slow while compiles load both cores: that is the
+    # machine, not the strategy, so the slowness health check is off everywhere.
+    patient = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+    settings.register_profile("dev", max_examples=20, database=None, **patient)
+    settings.register_profile(
+        "ci", max_examples=100, derandomize=True, database=None, print_blob=True, **patient
+    )
+    settings.register_profile(
+        "nightly",
+        max_examples=1000,
+        database=DirectoryBasedExampleDatabase(".hypothesis/examples"),
+        print_blob=True,
+        **patient,
+    )
+    settings.load_profile("dev")
+
+
+class ModesError(ValueError):
+    """``--modes`` names no Mode."""
+
+
+def selected_modes(
+    option: str | None, spec: Spec | None = None, check: str | None = None
+) -> list[str]:
+    """The compiled Modes a run selects (for ``spec`` and ``check``): those
+    ``option`` names (``--modes``), else the profile's, narrowed by the spec's
+    family tags and for the check; an injected compiler fault only where
+    ``option`` names it."""
+    from oracles.modes import COMPILED
+    from suites.catalog import fault_modes, tag_modes
+
+    profile = settings.get_current_profile_name()
+    chosen = option.split(",") if option else PROFILE_MODES.get(profile, "all")
+    if chosen == "all" or chosen == ["all"]:
+        chosen = list(COMPILED)
+    faults = fault_modes()
+    unknown = sorted(set(chosen) - set(COMPILED) - set(faults))
+    if unknown:
+        raise ModesError(
+            f"no Mode {', '.join(unknown)}; the compiled Modes are "
+            f"{', '.join(COMPILED)}; the injected compiler faults are {', '.join(faults)}"
+        )
+    if spec is not None and not option:
+        for tag, modes in tag_modes().get(profile, {}).items():
+            if tag in spec.families:
+                chosen = [m for m in chosen if m in modes]
+        if not _has_schema(spec):
+            chosen = [m for m in chosen if m not in PROFILE_FAKE_MODES.get(profile, ())]
+    if check is not None and not option:
+        modes = PROFILE_CHECK_MODES.get(profile, {}).get(check)
+        if modes is not None:
+            chosen = [m for m in chosen if m in modes]
+    return [m for m in (*COMPILED, *faults) if m in chosen]
+
+
+def _has_schema(spec: Spec) -> bool:
+    """The spec's op is a torch op (a qualified name or an overload), not a
+    Python function; known without loading it."""
+    return isinstance(spec.op, str) or hasattr(spec.op, "_schema")
+
+
+def check_examples(check: str) -> int | None:
+    """The examples the current profile gives ``check``, if it sets them."""
+    return PROFILE_CHECK_EXAMPLES.get(settings.get_current_profile_name(), {}).get(check)
