@@ -38,9 +38,8 @@ class CrashReport:
         case, rerun = "a Case it did not record", ""
         if running.exists():
             replay = Replay.load(running)
-            kept = shown(
-                shutil.copy(running, self.folder / f"{replay.spec}-{replay.check}-crash.cases")
-            )
+            cases = self.folder / f"{replay.spec}-{replay.check}-crash.cases"
+            kept = shown(Path(shutil.copy(running, cases)))
             case = replay.cases[replay.index].describe()
             specs = "".join(f" --specs={target}" for target in self.specs)
             rerun = f"\n  rerun this Case: pytest '{crashitem}'{specs} -n 0 --replay={shown(kept)}"

@@ -101,7 +101,7 @@ class Matrix:
 
     @classmethod
     def of(cls, reports: Iterable[dict]) -> Matrix:
-        runs = []
+        runs: list[dict] = []
         for report in reports:
             runs += report["runs"] if "runs" in report else [report]
         return cls(runs)

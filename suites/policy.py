@@ -48,17 +48,17 @@ def register_profiles() -> None:
     """The Hypothesis profiles ``dev`` (loaded), ``ci`` and ``nightly``."""
     # Generating a Case can be slow while compiles load both cores: that is the
     # machine, not the strategy, so the slowness health check is off everywhere.
-    patient = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
-    settings.register_profile("dev", max_examples=20, database=None, **patient)
+    patient = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.register_profile("dev", patient, max_examples=20, database=None)
     settings.register_profile(
-        "ci", max_examples=100, derandomize=True, database=None, print_blob=True, **patient
+        "ci", patient, max_examples=100, derandomize=True, database=None, print_blob=True
     )
     settings.register_profile(
         "nightly",
+        patient,
         max_examples=1000,
         database=DirectoryBasedExampleDatabase(".hypothesis/examples"),
         print_blob=True,
-        **patient,
     )
     settings.load_profile("dev")
 
@@ -95,9 +95,9 @@ def selected_modes(
         if not _has_schema(spec):
             chosen = [m for m in chosen if m not in PROFILE_FAKE_MODES.get(profile, ())]
     if check is not None and not option:
-        modes = PROFILE_CHECK_MODES.get(profile, {}).get(check)
-        if modes is not None:
-            chosen = [m for m in chosen if m in modes]
+        narrowed = PROFILE_CHECK_MODES.get(profile, {}).get(check)
+        if narrowed is not None:
+            chosen = [m for m in chosen if m in narrowed]
     return [m for m in (*COMPILED, *faults) if m in chosen]
 
 

@@ -97,7 +97,8 @@ def _test_of(check: Check) -> Callable[..., None]:
 
     test.__name__ = f"test_{check.name}"
     test.__doc__ = f"The {check.name} check: {check.compares}."
-    test.check = check
+    # What conftest parametrizes the test by.
+    test.check = check  # type: ignore[attr-defined]
     return test
 
 

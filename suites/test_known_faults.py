@@ -2,7 +2,7 @@
 
 The known-fault list demotes a Finding only on the releases an entry names,
 so the entry must say the truth on every release: a release that fixes the
-fault, or one newly affected, fails here until ``oracles/known_faults.py``
+fault, or one newly affected, fails here until ``upstream/known_faults.json``
 is brought up to date. Each record says whether the fault reproduced, so the
 matrix shows where each one does.
 """
@@ -24,7 +24,7 @@ def disagreement(fault: KnownFault, reproduces: bool) -> str | None:
         f"the known fault {fault.name!r} "
         + ("reproduces" if reproduces else "does not reproduce")
         + f" on torch {torch.__version__}, but its entry lists {listed}: update its "
-        f"releases in oracles/known_faults.py (repro: {fault.repro})"
+        f"releases in upstream/known_faults.json (repro: {fault.repro})"
     )
 
 

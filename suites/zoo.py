@@ -1,7 +1,7 @@
 """The bug zoo of every family: ``pytest --specs suites/zoo.py`` must fail on each.
 
 Each family keeps its zoo beside its kernels (``families/<name>/zoo.py``);
-``tests/test_zoo.py`` asserts the Finding each entry produces.
+``tests/compiled/test_zoo.py`` asserts the Finding each entry produces.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The rope family's bug zoo: ``pytest --specs suites/zoo.py`` must fail on each.
 
 Every entry is a known-bad op or fake, what some real codebase shipped;
-``tests/test_zoo.py`` asserts the Finding each one produces and its message.
+``tests/compiled/test_zoo.py`` asserts the Finding each one produces and its message.
 
 ``conformance_zoo::rotary_embedding_cpu`` rotates 2-D and 4-D inputs in
 place and returns them, and allocates for 3-D inputs, under a schema that

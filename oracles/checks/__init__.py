@@ -8,6 +8,7 @@ Mode from ``CHECKS``. Adding a check is adding its module.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pkgutil
 
@@ -20,7 +21,7 @@ def _discovered() -> dict[str, Check]:
         module = importlib.import_module(f"{__name__}.{info.name}")
         check = getattr(module, "CHECK", None)
         if isinstance(check, Check):
-            found.append(check)
+            found.append(dataclasses.replace(check, name=info.name))
     return sorted_checks(found)
 
 

@@ -1,6 +1,6 @@
 """A check as data: what the gate runs, and what its report says it compares.
 
-A check module defines ``CHECK``, a :class:`Check`: its judge,
+A check module defines ``CHECK``, a :class:`Check` named after the module: its judge,
 ``judge(spec, case, batch, mode) -> list[Finding]`` (an empty list is a
 pass), the Modes it runs in, the Verdicts it may give (named by their
 constants in ``oracles.core.verdicts``), how a shrunk failure's report is
@@ -19,6 +19,7 @@ from oracles.core.case import Case
 from oracles.core.findings import ConformanceFailure, Finding
 from oracles.core.signature import BatchSignature
 from oracles.core.spec import Spec
+from oracles.modes import EAGER
 from oracles.modes.mode import Mode
 
 if TYPE_CHECKING:
@@ -37,18 +38,29 @@ class Finish(Protocol):
     def __call__(self, spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Finding]: ...
 
 
+def of_case(judge: Callable[[Spec, Case], list[Finding]]) -> Judge:
+    """The Judge of a check that needs only the Case: one Mode, no batch."""
+
+    def judged(spec: Spec, case: Case, batch: BatchSignature | None, mode: Mode) -> list[Finding]:
+        return judge(spec, case)
+
+    return judged
+
+
 def _always(spec: Spec) -> bool:
     return True
 
 
 @dataclasses.dataclass(frozen=True)
 class Check:
-    name: str
+    """A check; its ``name`` is its module's (``oracles.checks`` sets it)."""
+
     judge: Judge
-    modes: tuple[Mode, ...]  # the Modes it runs in, one test each (the first by default)
     compares: str  # what it compares, in words
     verdicts: tuple[str, ...]  # the Verdicts its Findings carry
     order: int  # where it comes in a run: the cheap checks first
+    name: str = ""
+    modes: tuple[Mode, ...] = (EAGER,)  # the Modes it runs in, one test each (the first by default)
     batched: bool = False  # judges batches of Cases that share a compile
     applies: Callable[[Spec], bool] = _always
     finish: Finish | None = None

@@ -54,9 +54,9 @@ def against_reference(spec: Spec, case: Case, eager: Observation) -> list[Findin
 def _causes(error: BaseException) -> list[BaseException]:
     """``error`` and the errors it was raised from."""
     chain = [error]
-    while chain[-1].__cause__ or chain[-1].__context__:
+    while True:
         following = chain[-1].__cause__ or chain[-1].__context__
-        if following in chain:
+        if following is None or following in chain:
             break
         chain.append(following)
     return chain

@@ -11,7 +11,7 @@ from __future__ import annotations
 import string
 
 from oracles.checks.check import Check
-from oracles.checks.differential import compare_compiled, out_keyword, witnesses
+from oracles.checks.differential import GIVEN, compare_compiled, out_keyword, witnesses
 from oracles.checks.script import Script
 from oracles.comparisons.expected import program_expectation
 from oracles.comparisons.outputs import aliasing, metadata, structure
@@ -21,24 +21,13 @@ from oracles.core.findings import ConformanceFailure, Finding
 from oracles.core.signature import BatchSignature, batch_signature
 from oracles.core.spec import Spec
 from oracles.core.verdicts import (
-    ALIASING,
-    COMPILED,
-    CRASH,
-    FAKE,
-    HARNESS,
-    KNOWN_COMPILER_FAULT,
-    METADATA,
     OUT_ARGUMENT,
-    OUTPUT_ALIASING,
-    OUTPUTS,
-    SIZE_1_STRIDES,
     STAGE,
-    VALUES,
 )
 from oracles.modes import COMPILED as COMPILED_MODES
 from oracles.modes import INDUCTOR, Compiled, Mode
+from oracles.triage import faults
 from oracles.triage.engine import Situation, triage
-from oracles.triage.faults import KNOWN_FAULTS
 from oracles.triage.stage import stage_at_fault
 
 
@@ -51,7 +40,7 @@ def check_compiled(
     if not any(f.verdict == OUT_ARGUMENT for f in found):
         found += out_keyword(spec, case)
     situation = Situation(case, batch is not None, bool(spec.declared_writes))
-    return triage(found, situation, witnesses(spec, case, batch, mode), KNOWN_FAULTS)
+    return triage(found, situation, witnesses(spec, case, batch, mode), faults.KNOWN_FAULTS)
 
 
 def _stage(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Finding]:
@@ -137,10 +126,10 @@ def _agreement(spec: Spec) -> str:
     return f"the compiled program is within {spec.ulp_budget} ULP of the float64 program"
 
 
-def _budget(spec: Spec, case: Case) -> list[str]:
+def _budget(spec: Spec, case: Case) -> list[tuple[str, object, str]]:
     if spec.bit_exact:
         return []
-    return [f"BUDGET = {spec.ulp_budget}  # ULPs allowed against the reference"]
+    return [("BUDGET", spec.ulp_budget, "ULPs allowed against the reference")]
 
 
 def _suite_code(spec: Spec) -> list[object]:
@@ -165,26 +154,11 @@ SCRIPT = Script(
 )
 
 CHECK = Check(
-    "compiled",
     check_compiled,
-    tuple(COMPILED_MODES.values()),
     "the program eagerly and compiled",
-    (
-        VALUES,
-        METADATA,
-        SIZE_1_STRIDES,
-        ALIASING,
-        OUTPUTS,
-        OUTPUT_ALIASING,
-        COMPILED,
-        FAKE,
-        OUT_ARGUMENT,
-        HARNESS,
-        CRASH,
-        KNOWN_COMPILER_FAULT,
-        STAGE,
-    ),
+    (*GIVEN, STAGE),
     order=3,
+    modes=tuple(COMPILED_MODES.values()),
     batched=True,
     finish=_stage,
     script=SCRIPT,

@@ -4,20 +4,17 @@ kernel's promise."""
 
 from __future__ import annotations
 
-from oracles.checks.check import Check
+from oracles.checks.check import Check, of_case
 from oracles.checks.common import against_reference
 from oracles.core.case import Case
 from oracles.core.domain import edge_cases
 from oracles.core.findings import Finding, error_text
-from oracles.core.signature import BatchSignature
 from oracles.core.spec import Spec
 from oracles.core.verdicts import DOMAIN_EDGE
-from oracles.modes import EAGER, Mode
+from oracles.modes import EAGER
 
 
-def check_domain_edges(
-    spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Mode = EAGER
-) -> list[Finding]:
+def check_domain_edges(spec: Spec, case: Case) -> list[Finding]:
     """Whether the kernel refuses, computes right, or computes silently wrong
     on each Case just outside its domain."""
     if spec.domain is None:
@@ -41,9 +38,7 @@ def check_domain_edges(
 
 
 CHECK = Check(
-    "domain_edges",
-    check_domain_edges,
-    (EAGER,),
+    of_case(check_domain_edges),
     "eager just outside the spec's domain against the float64 reference",
     (DOMAIN_EDGE,),
     order=5,

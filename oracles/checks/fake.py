@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import torch
 
-from oracles.checks.check import Check
+from oracles.checks.check import Check, of_case
 from oracles.checks.common import crash, missing_fake, no_fake
 from oracles.checks.script import FAKE_IMPORT, REPORT, RUN_FAKE, Script, op_main
 from oracles.comparisons.outputs import aliasing, metadata, output_label, structure
 from oracles.core.case import Case
 from oracles.core.findings import Finding, error_text
 from oracles.core.schema import python_fake, structure_problem
-from oracles.core.signature import BatchSignature
 from oracles.core.spec import Spec
 from oracles.core.verdicts import ALIASING, CRASH, FAKE, METADATA, OUTPUTS, SIZE_1_STRIDES
-from oracles.modes import EAGER, Mode
+from oracles.modes import EAGER
 from oracles.modes import FAKE as FAKE_MODE
 from oracles.modes.fake import fake_result
 
@@ -31,9 +30,7 @@ def _fake_structure(spec: Spec, case: Case) -> str | None:
     return structure_problem(spec.overload, value)
 
 
-def check_fake(
-    spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Mode = FAKE_MODE
-) -> list[Finding]:
+def check_fake(spec: Spec, case: Case) -> list[Finding]:
     """The fake gives the real kernel's outputs: metadata and aliasing."""
     eager = EAGER.run(spec, case)
     if eager.error is not None:
@@ -88,12 +85,11 @@ _FAKE = """\
 
 
 CHECK = Check(
-    "fake",
-    check_fake,
-    (FAKE_MODE,),
+    of_case(check_fake),
     "eager and fake",
     (METADATA, SIZE_1_STRIDES, ALIASING, OUTPUTS, FAKE, CRASH),
     order=1,
+    modes=(FAKE_MODE,),
     script=Script(
         what=(
             "It calls the op eagerly, then under FakeTensorMode on the same views of fake\n"

@@ -12,36 +12,25 @@ from collections.abc import Iterable
 
 from oracles.checks.check import Check
 from oracles.checks.compiled import SCRIPT
-from oracles.checks.differential import compare_compiled, witnesses
+from oracles.checks.differential import GIVEN, compare_compiled, witnesses
 from oracles.core.case import Case
 from oracles.core.findings import ConformanceFailure, Finding, error_text
 from oracles.core.program import Program
 from oracles.core.signature import BatchSignature
 from oracles.core.spec import Spec
 from oracles.core.verdicts import (
-    ALIASING,
     COMPILED,
-    CRASH,
     EXPECTED_REFUSAL,
-    FAKE,
-    HARNESS,
     INTERMEDIATE_STRIDES,
-    KNOWN_COMPILER_FAULT,
-    METADATA,
-    OUT_ARGUMENT,
-    OUTPUT_ALIASING,
-    OUTPUTS,
     PROGRAM,
-    SIZE_1_STRIDES,
-    VALUES,
 )
 from oracles.modes import COMPILED as COMPILED_MODES
 from oracles.modes import INDUCTOR, Compiled, Mode
 from oracles.strategies.legality import expected_refusal
 from oracles.strategies.programs import program_cases
 from oracles.strategies.shrink import minimize
+from oracles.triage import faults
 from oracles.triage.engine import Situation, triage
-from oracles.triage.faults import KNOWN_FAULTS
 
 
 def _drawn(case: Case) -> Program:
@@ -59,7 +48,7 @@ def check_programs(
     situation = Situation(case, program.dynamic, writes, program.kinds(), program.written_through)
     found = untriaged(spec, case, mode)
     return triage(
-        found, situation, witnesses(spec, case, None, mode, program.dynamic), KNOWN_FAULTS
+        found, situation, witnesses(spec, case, None, mode, program.dynamic), faults.KNOWN_FAULTS
     )
 
 
@@ -126,28 +115,11 @@ def bug_key(findings: Iterable[Finding], mode: Mode, program: Program) -> str:
 
 
 CHECK = Check(
-    "programs",
     check_programs,
-    tuple(COMPILED_MODES.values()),
     "programs drawn around the op, eagerly and compiled",
-    (
-        VALUES,
-        METADATA,
-        SIZE_1_STRIDES,
-        INTERMEDIATE_STRIDES,
-        ALIASING,
-        OUTPUT_ALIASING,
-        OUTPUTS,
-        COMPILED,
-        EXPECTED_REFUSAL,
-        FAKE,
-        OUT_ARGUMENT,
-        HARNESS,
-        CRASH,
-        KNOWN_COMPILER_FAULT,
-        PROGRAM,
-    ),
+    (*GIVEN, INTERMEDIATE_STRIDES, EXPECTED_REFUSAL, PROGRAM),
     order=4,
+    modes=tuple(COMPILED_MODES.values()),
     finish=_cut_down,
     cases=program_cases,
     # A drawn program's script is the compiled check's, around that program.

@@ -5,21 +5,18 @@ from __future__ import annotations
 
 import string
 
-from oracles.checks.check import Check
+from oracles.checks.check import Check, of_case
 from oracles.checks.common import against_reference, crash
 from oracles.checks.script import Script, op_main
 from oracles.comparisons.values import within_ulps
 from oracles.core.case import Case
 from oracles.core.findings import Finding
-from oracles.core.signature import BatchSignature
 from oracles.core.spec import Spec
 from oracles.core.verdicts import CRASH, OUTPUTS, VALUES
-from oracles.modes import EAGER, Mode
+from oracles.modes import EAGER
 
 
-def check_reference(
-    spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Mode = EAGER
-) -> list[Finding]:
+def check_reference(spec: Spec, case: Case) -> list[Finding]:
     """Eager results lie within the spec's ULP budget of its float64 reference."""
     eager = EAGER.run(spec, case)
     if eager.error is not None:
@@ -61,14 +58,12 @@ def _agreement(spec: Spec) -> str:
     )
 
 
-def _budget(spec: Spec, case: Case) -> list[str]:
-    return [f"BUDGET = {spec.ulp_budget}  # ULPs allowed against the reference"]
+def _budget(spec: Spec, case: Case) -> list[tuple[str, object, str]]:
+    return [("BUDGET", spec.ulp_budget, "ULPs allowed against the reference")]
 
 
 CHECK = Check(
-    "reference",
-    check_reference,
-    (EAGER,),
+    of_case(check_reference),
     "eager against the float64 reference",
     (VALUES, OUTPUTS, CRASH),
     order=0,

@@ -9,27 +9,23 @@ from collections.abc import Iterable
 
 import torch
 
-from oracles.checks.check import Check
+from oracles.checks.check import Check, of_case
 from oracles.checks.common import crash
 from oracles.checks.script import FAKE_IMPORT, REPORT, RUN_FAKE, Script, op_main
 from oracles.comparisons.outputs import ALIAS_ADVICE, aliases, schema_aliasing
 from oracles.comparisons.writes import buffer_writes, writes
 from oracles.core.case import Case, View
 from oracles.core.findings import ConformanceFailure, Finding
-from oracles.core.signature import BatchSignature
 from oracles.core.spec import Spec
 from oracles.core.verdicts import CRASH, SCHEMA, WRITES
 from oracles.modes import EAGER, FAKE, Mode
-from oracles.repro.values import literal, op_expression
 from oracles.strategies.sampling import sample
 
 # Cases a failing schema check samples to tell whether aliasing depends on the Case.
 ALIASING_SAMPLE = 20
 
 
-def check_schema(
-    spec: Spec, case: Case, batch: BatchSignature | None = None, mode: Mode = EAGER
-) -> list[Finding]:
+def check_schema(spec: Spec, case: Case) -> list[Finding]:
     """The real kernel and its fake alias, and the kernel writes, only what the schema declares."""
     eager = EAGER.run(spec, case)
     if eager.error is not None:
@@ -76,14 +72,13 @@ def _advice(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Finding
 
 
 _SCHEMA_ALIASING = """\
-    overload = $overload
-    found += schema_aliasing(overload, outputs, args)
+    found += schema_aliasing(OVERLOAD, outputs, args)
     try:
         fake_args, fake = run_fake(case)
     except Exception:
         pass  # a failing fake is the fake check's finding, not this one's
     else:
-        found += schema_aliasing(overload, fake, fake_args, "the fake")
+        found += schema_aliasing(OVERLOAD, fake, fake_args, "the fake")
 """
 
 _SCHEMA_WRITES = """\
@@ -96,25 +91,23 @@ _SCHEMA_WRITES = """\
 
 
 def _main(spec: Spec, program: str | None, reference: str | None) -> str:
-    body = ""
-    if spec.overload is not None:
-        body = string.Template(_SCHEMA_ALIASING).substitute(overload=op_expression(spec.overload))
+    body = _SCHEMA_ALIASING if spec.overload is not None else ""
     expectation = "None"
     if reference is not None:
         expectation = f'{reference}(**arguments(*before.values(), *case["sizes"]))'
     return op_main(body + string.Template(_SCHEMA_WRITES).substitute(expectation=expectation))
 
 
-def _constants(spec: Spec, case: Case) -> list[str]:
-    declared = ", ".join(literal(name) for name in sorted(spec.declared_writes))
+def _constants(spec: Spec, case: Case) -> list[tuple[str, object, str]]:
     views = {n: v.buffer for n, v in case.args.items() if isinstance(v, View)}
-    items = "".join(f"    {literal(n)}: {literal(b)},\n" for n, b in views.items())
+    overload = (
+        [] if spec.overload is None else [("OVERLOAD", spec.overload, "its schema is judged")]
+    )
     return [
-        f"BUDGET = {spec.ulp_budget}  # ULPs allowed against the reference",
-        f"DECLARED = {{{declared}}}  # the arguments its schema declares written"
-        if declared
-        else "DECLARED = set()  # the arguments its schema declares written",
-        f"# Each tensor argument: the buffer it is a view of.\nVIEWS = {{\n{items}}}",
+        *overload,
+        ("BUDGET", spec.ulp_budget, "ULPs allowed against the reference"),
+        ("DECLARED", frozenset(spec.declared_writes), "the arguments its schema declares written"),
+        ("VIEWS", views, "each tensor argument: the buffer it is a view of"),
     ]
 
 
@@ -125,9 +118,7 @@ def _helpers(spec: Spec) -> tuple[list[str], list[str]]:
 
 
 CHECK = Check(
-    "schema",
-    check_schema,
-    (EAGER,),
+    of_case(check_schema),
     "eager (and fake) against the schema",
     (SCHEMA, WRITES, CRASH),
     order=2,

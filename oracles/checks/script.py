@@ -23,7 +23,7 @@ def _nothing(spec: Spec) -> list[Any]:
     return []
 
 
-def _no_constants(spec: Spec, case: Case) -> list[str]:
+def _no_constants(spec: Spec, case: Case) -> list[tuple[str, Any, str]]:
     return []
 
 
@@ -44,7 +44,7 @@ class Script:
       by name, besides those every script has (``COMMON``);
     - ``helpers(spec)``: the script's own helper functions, as text, and the
       imports they need;
-    - ``constants(spec, case)``: the lines of its own constants;
+    - ``constants(spec, case)``: its own constants, as (name, value, comment);
     - ``reference(spec)``: whether ``main`` calls the spec's reference;
     - ``fake``: it registers the spec's fake as the run did;
     - ``compiles``: it runs the program compiled in the failing Mode (its
@@ -56,7 +56,7 @@ class Script:
     agreement: Callable[[Spec], str]
     suite_code: Callable[[Spec], list[Any]] = _nothing
     helpers: Callable[[Spec], tuple[list[str], list[str]]] = lambda spec: ([REPORT], [])
-    constants: Callable[[Spec, Case], list[str]] = _no_constants
+    constants: Callable[[Spec, Case], list[tuple[str, Any, str]]] = _no_constants
     reference: Callable[[Spec], bool] = _never
     fake: bool = False
     compiles: bool = False
@@ -69,7 +69,7 @@ COMMON: Sequence[Any] = (Finding, flatten_outputs, error_text, Buffer)
 # code gets other names.
 RESERVED = frozenset(
     """
-    os sys torch importlib _loader op OP_NAME AGREEMENT BUDGET DECLARED CASES VIEWS
+    os sys torch importlib _loader op OP_NAME AGREEMENT BUDGET DECLARED CASES VIEWS OVERLOAD
     STATIC_DIMS DYNAMIC MODE BACKEND allocate arguments model main run_case run_fake report
     FakeTensorMode
     overload case buffers before args outputs found fake fake_args error expectation

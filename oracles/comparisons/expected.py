@@ -60,7 +60,7 @@ def program_expectation(
         if values is None
         else tuple(
             Expected(v.to(torch.float64), s.to(torch.float64).abs())
-            for v, s in zip(values, scales, strict=False)
+            for v, s in zip(values, scales or (), strict=False)
         )
     )
     buffers = {

@@ -31,8 +31,10 @@ class Buffer:
         if self.fill == "normal":
             wide = torch.float64 if self.dtype == torch.float64 else torch.float32
             return torch.randn(self.shape, generator=generator, dtype=wide).to(self.dtype)
-        kind, low, high = self.fill
-        assert kind == "randint", f"unknown fill {self.fill!r}"
+        assert isinstance(self.fill, tuple) and self.fill[0] == "randint", (
+            f"unknown fill {self.fill!r}"
+        )
+        _, low, high = self.fill
         return torch.randint(low, high, self.shape, generator=generator, dtype=self.dtype)
 
 

@@ -37,6 +37,10 @@ class ConformanceFailure(AssertionError):
     say how to reproduce it, once written.
     """
 
+    # What makes it a distinct bug; Hypothesis tells bugs apart by exception type,
+    # so each kind is a subclass that sets it.
+    kind: str = ""
+
     def __init__(
         self,
         check: str,

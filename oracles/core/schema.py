@@ -17,7 +17,8 @@ def _returns(op: torch._ops.OpOverload) -> str:
     return str(op._schema).rpartition(" -> ")[2]
 
 
-def _matches(kind: torch.Type, value: Any) -> bool:
+def _matches(kind: Any, value: Any) -> bool:
+    """``value`` fits schema type ``kind`` (a ``torch.Type``)."""
     if isinstance(kind, torch.OptionalType):
         return value is None or _matches(kind.getElementType(), value)
     if isinstance(kind, torch.TensorType):

@@ -136,9 +136,11 @@ class Spec:
         if self.fake is None:
             yield
             return
-        library = torch.library.Library(self.overload.namespace, "FRAGMENT")
+        overload = self.overload
+        assert overload is not None, "validation refuses a fake for a Python function"
+        library = torch.library.Library(overload.namespace, "FRAGMENT")
         try:
-            torch.library.register_fake(self.overload, self.fake, lib=library)
+            torch.library.register_fake(overload, self.fake, lib=library)
             yield
         finally:
             library._destroy()

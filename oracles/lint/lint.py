@@ -76,7 +76,7 @@ class _Underivable(Exception):
     """The lint cannot make a value of this argument type."""
 
 
-def _value(kind: torch.Type, rank: int, scalar: int) -> Any:
+def _value(kind: Any, rank: int, scalar: int) -> Any:
     """A value of schema type ``kind``: tensors of ``rank`` dimensions, ints ``scalar``."""
     if isinstance(kind, torch.OptionalType):
         return _value(kind.getElementType(), rank, scalar)
@@ -115,7 +115,7 @@ def derived_inputs(op: torch._ops.OpOverload) -> Iterator[dict[str, Any]]:
 def _on_derived_inputs(op: torch._ops.OpOverload) -> tuple[str | None, list[Finding]]:
     """What the fake was called on (None: nothing, and why), and what it broke."""
     mode = FakeTensorMode()
-    last = None
+    last: Exception = RuntimeError("no schema-derived input")
     try:
         with mode:
             for args in derived_inputs(op):

@@ -176,8 +176,8 @@ class CompiledProgram:
                 self.graph_calls += 1
                 if self.op is not None and node.target in (self.op, self.op.overloadpacket):
                     self.op_in_graph = True
-        compiled = (
-            compile_fx(gm, example_inputs)
+        compiled: Callable[..., Any] = (
+            compile_fx(gm, example_inputs)  # type: ignore[assignment]
             if self.mode.backend == "inductor"
             else lookup_backend(self.mode.backend)(gm, example_inputs)
         )
@@ -247,7 +247,8 @@ class CompiledProgram:
                     self._kernel_calls[self._last_graph] = calls
         kernel_calls = None
         if self.op is not None:
-            kernel_calls = self._kernel_calls.get(self._last_graph, 0)
+            ran = self._last_graph
+            kernel_calls = 0 if ran is None else self._kernel_calls.get(ran, 0)
         return result, CompiledCall(compiled, recompiled, self._graph_runs - runs, kernel_calls)
 
     def vacuity(self, call: CompiledCall) -> str | None:

@@ -19,11 +19,11 @@ import torch._inductor.config as inductor_config
 from oracles.core.calls import call_op
 from oracles.core.case import Case
 from oracles.core.observation import Observation
-from oracles.core.signature import BatchSignature, bind, signature_of
+from oracles.core.signature import bind, signature_of
 from oracles.core.spec import Spec
 from oracles.modes import triton_cpu
 from oracles.modes.cache import compiled_programs
-from oracles.modes.mode import Mode, observe, snapshot
+from oracles.modes.mode import OP_ALONE, Mode, Run, observe, snapshot
 from oracles.modes.programs import around
 
 
@@ -64,18 +64,11 @@ class Compiled(Mode):
             )
         return self.requires()
 
-    def run(
-        self,
-        spec: Spec,
-        case: Case,
-        *,
-        program: bool = False,
-        batch: BatchSignature | None = None,
-        dynamic: bool = False,
-        fresh: bool = False,
-    ) -> Observation:
-        """The op (with ``program``, the Case's program) compiled in this
-        Mode, the Case's sizes passed as inputs (see ``oracles.modes.mode``)."""
+    def run(self, spec: Spec, case: Case, how: Run = OP_ALONE) -> Observation:
+        """The op (or the Case's program) compiled in this Mode, the Case's
+        sizes passed as inputs."""
+        batch, dynamic = how.batch, how.dynamic
+        specialized: tuple[Any, ...]
         if batch is None:
             signature, sizes = signature_of(case)
             specialized = sizes
@@ -84,7 +77,7 @@ class Compiled(Mode):
             specialized, dynamic = (batch.dynamic, batch.static_dims), True
         names = signature.buffer_names
         op = spec.resolve()
-        function = around(spec, case) if program else call_op
+        function = around(spec, case) if how.program else call_op
 
         def make() -> Callable[..., Any]:
             def compiled_program(*inputs: Any) -> Any:
@@ -94,7 +87,7 @@ class Compiled(Mode):
             return compiled_program
 
         key = (spec.name, spec.op, function, signature, specialized)
-        compiled = compiled_programs().get(key, spec.overload, make, self, dynamic, fresh)
+        compiled = compiled_programs().get(key, spec.overload, make, self, dynamic, how.fresh)
         buffers = case.allocate()
         before = snapshot(buffers)
         if batch is not None:

@@ -4,30 +4,20 @@ from __future__ import annotations
 
 from oracles.core.case import Case
 from oracles.core.observation import Observation
-from oracles.core.signature import BatchSignature
 from oracles.core.spec import Spec
-from oracles.modes.mode import Mode, observe, snapshot
+from oracles.modes.mode import OP_ALONE, Mode, Run, observe, snapshot
 from oracles.modes.programs import of_buffers
 
 
 class Eager(Mode):
     name = "eager"
 
-    def run(
-        self,
-        spec: Spec,
-        case: Case,
-        *,
-        program: bool = False,
-        batch: BatchSignature | None = None,
-        dynamic: bool = False,
-        fresh: bool = False,
-    ) -> Observation:
+    def run(self, spec: Spec, case: Case, how: Run = OP_ALONE) -> Observation:
         """The op called on the Case's arguments (its Observation holds them),
-        or with ``program`` the Case's program on its buffers."""
+        or the Case's program on its buffers."""
         buffers = case.allocate()
         before = snapshot(buffers)
-        if program:
+        if how.program:
             names, run = of_buffers(spec, case)
             return observe(
                 self.name, lambda: run(*(buffers[n] for n in names)), {}, buffers, before

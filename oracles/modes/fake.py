@@ -11,9 +11,8 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from oracles.core.case import Case
 from oracles.core.observation import Observation
 from oracles.core.schema import python_fake
-from oracles.core.signature import BatchSignature
 from oracles.core.spec import Spec
-from oracles.modes.mode import Mode, observe
+from oracles.modes.mode import OP_ALONE, Mode, Run, observe
 from oracles.modes.programs import around
 
 # Where Case.allocate puts every buffer.
@@ -23,17 +22,8 @@ _CASE_DEVICE = torch.device("cpu")
 class Fake(Mode):
     name = "fake"
 
-    def run(
-        self,
-        spec: Spec,
-        case: Case,
-        *,
-        program: bool = False,
-        batch: BatchSignature | None = None,
-        dynamic: bool = False,
-        fresh: bool = False,
-    ) -> Observation:
-        """The op (with ``program``, the Case's program) on fake tensors."""
+    def run(self, spec: Spec, case: Case, how: Run = OP_ALONE) -> Observation:
+        """The op (or the Case's program) on fake tensors."""
         op = spec.resolve()
         # Values do not matter to a fake: the Case's views are made of meta
         # buffers and wrapped as fakes, so views of one buffer share fake
@@ -48,7 +38,7 @@ class Fake(Mode):
             name: wrap(mode, value, _CASE_DEVICE) if isinstance(value, torch.Tensor) else value
             for name, value in case.bind(case.meta_buffers()).items()
         }
-        function = around(spec, case) if program else None
+        function = around(spec, case) if how.program else None
 
         def call() -> Any:
             with mode:

@@ -1,18 +1,12 @@
-"""A Mode: one way to run a Case, with one ``run`` signature for all.
-
-``run(spec, case, *, program=False, batch=None, dynamic=False, fresh=False)``
-gives an Observation. ``program``: run the Case's program around the op
-(``oracles.modes.programs.around``) instead of the op alone. The rest say how
-a compiled Mode compiles (Modes that compile nothing ignore them): ``batch``,
-one compile for a batch of Cases, symbolic in what varies across it;
-``dynamic``, a Case alone with every size symbolic; ``fresh``, a compile of
-its own, not shared with other Cases.
+"""A Mode: one way to run a Case, with one ``run`` signature for all:
+``run(spec, case, how=OP_ALONE) -> Observation``, ``how`` a :class:`Run`.
 
 Every message names a Mode by its ``name``, the one word for it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -24,21 +18,34 @@ from oracles.core.signature import BatchSignature
 from oracles.core.spec import Spec
 
 
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """How a Mode runs a Case.
+
+    ``program``: the Case's program around the op
+    (``oracles.modes.programs.around``), not the op alone. The rest say how a
+    compiled Mode compiles (Modes that compile nothing ignore them):
+    ``batch``, once for a batch of Cases, symbolic in what varies across it;
+    ``dynamic``, a Case alone with every size symbolic; ``fresh``, a compile
+    of its own, not shared with other Cases.
+    """
+
+    program: bool = False
+    batch: BatchSignature | None = None
+    dynamic: bool = False
+    fresh: bool = False
+
+
+OP_ALONE = Run()
+IN_PROGRAM = Run(program=True)
+
+
 class Mode:
     """A way to run a Case."""
 
     name: str
 
-    def run(
-        self,
-        spec: Spec,
-        case: Case,
-        *,
-        program: bool = False,
-        batch: BatchSignature | None = None,
-        dynamic: bool = False,
-        fresh: bool = False,
-    ) -> Observation:
+    def run(self, spec: Spec, case: Case, how: Run = OP_ALONE) -> Observation:
         raise NotImplementedError
 
     def unavailable(self, spec: Spec) -> str | None:

@@ -32,7 +32,8 @@ def program_function(program: Program) -> Callable[..., Any]:
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     scope = {"torch": torch, "call_op": call_op, "scale_": scale_}
     exec(compile(text, filename, "exec"), scope)  # noqa: S102 - the program is our own text
-    return scope["program"]
+    function: Callable[..., Any] = scope["program"]  # type: ignore[assignment]
+    return function
 
 
 def of_buffers(spec: Spec, case: Case) -> tuple[list[str], Callable[..., Any]]:

@@ -15,7 +15,7 @@ says so where it is off.
 One shim makes it work: torch hashes the active Triton backend into its
 cache keys and asks Triton's driver for it, and without a GPU Triton has no
 active driver ("0 active drivers"). While the mode runs, the hash gets a
-fixed value. ``tests/test_modes.py`` fails when a release no longer needs
+fixed value. ``tests/compiled/test_modes.py`` fails when a release no longer needs
 the shim, or when it stops working.
 """
 
@@ -75,7 +75,7 @@ def interpreted() -> Iterator[None]:
     """torch's Triton backend hash works without a driver."""
     previous_hash = torch_triton.triton_hash_with_backend
     if needs_shim():
-        torch_triton.triton_hash_with_backend = lambda: INTERPRETER_HASH
+        torch_triton.triton_hash_with_backend = lambda: INTERPRETER_HASH  # type: ignore[assignment]
     try:
         with warnings.catch_warnings():
             # The interpreter is the backend: Inductor's warning that none is

@@ -60,17 +60,17 @@ def _defining_module(qualname: str) -> types.ModuleType | None:
         rf"""define\(\s*["']{re.escape(name)}\(""",
         rf"""["']{re.escape(qualname)}\b""",
     )
-    modules = [
-        m
+    files = {
+        m.__name__: file
         for m in list(sys.modules.values())
-        if isinstance(getattr(m, "__file__", None), str)
-        and m.__file__.endswith(".py")
-        and is_user_code(m)
-    ]
+        for file in [getattr(m, "__file__", None)]
+        if isinstance(file, str) and file.endswith(".py") and is_user_code(m)
+    }
+    modules = [sys.modules[name] for name in files]
     texts = {}
-    for module in modules:
+    for name, file in files.items():
         try:
-            texts[module.__name__] = Path(module.__file__).read_text()
+            texts[name] = Path(file).read_text()
         except OSError:
             continue
     for pattern in patterns:
@@ -81,6 +81,7 @@ def _defining_module(qualname: str) -> types.ModuleType | None:
 
 
 def _import_module_lines(module: types.ModuleType) -> list[str]:
+    assert module.__file__ is not None, f"{module.__name__} has no file"
     file = Path(module.__file__).resolve()
     parts = module.__name__.split(".")
     package = file.name == "__init__.py"
@@ -172,6 +173,7 @@ def fake_registration(
 ) -> list[str]:
     """Lines that register the op's fake as the check had it, its code copied."""
     overload = spec.overload
+    assert overload is not None, "a Python function has no fake to register"
     fake, whence = _fake_of(spec)
     if fake is None:
         return ["# The op has no Python fake registered (the check ran without one)."]
@@ -183,7 +185,7 @@ def fake_registration(
         and (
             function is None
             or Path(function.__code__.co_filename).resolve()
-            == Path(defining_module.__file__).resolve()
+            == Path(defining_module.__file__ or "").resolve()
         )
     ):
         return []

@@ -64,17 +64,18 @@ def _copy_function(inliner: Inliner, fn: object, role: str) -> str | None:
 def _copy_program(inliner: Inliner, program: Program) -> str | None:
     """The script's name for a drawn program, written from its own text with
     the helpers it calls (and the definition of its second mutating op)."""
-    names = {"call_op": inliner.name_of(call_op, "call_op", "the program")}
+    names: dict[str, str | None] = {"call_op": inliner.name_of(call_op, "call_op", "the program")}
     if "scale_" in program.kinds():
         module = inspect.getsource(scale_op)
         body = module[module.index("import torch") :]
         inliner.blocks.append(body.strip() + "\n")
         inliner.bind(scale_op.scale_, "scale_")
         names["scale_"] = "scale_"
-    if None in names.values():
+    known = {old: new for old, new in names.items() if new is not None}
+    if len(known) < len(names):
         return None
     name = identifier("program", inliner._taken, "program")
-    inliner.blocks.append(rename(program.source(name), names))
+    inliner.blocks.append(rename(program.source(name), known))
     return name
 
 
@@ -198,7 +199,7 @@ def render_repro(
     out.append(arguments_function(signature_args, case, buffer_names, size_names, parameters))
     own = script.constants(spec, case)
     if own:
-        out.append("\n".join(own) + "\n")
+        out.append("".join(f"{name} = {literal(value)}  # {why}\n" for name, value, why in own))
     if script.compiles:
         params = ", ".join([parameters[n] for n in buffer_names] + size_names)
         out.append(

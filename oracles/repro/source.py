@@ -59,7 +59,7 @@ def source_file(obj: Any) -> str | None:
 
 def is_user_code(obj: Any) -> bool:
     file = source_file(obj)
-    return bool(file) and not file.startswith("<") and not _is_library_file(file)
+    return file is not None and not file.startswith("<") and not _is_library_file(file)
 
 
 def location(obj: Any) -> str:
@@ -247,7 +247,7 @@ def class_names(tree: ast.AST, cls: type) -> set[str]:
                 self.visit(decorator)
             stored.add(node.name)
 
-        visit_AsyncFunctionDef = visit_FunctionDef
+        visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
 
         def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
             if node.value is not None:
@@ -258,6 +258,7 @@ def class_names(tree: ast.AST, cls: type) -> set[str]:
         def visit_Name(self, node: ast.Name) -> None:
             (loaded if isinstance(node.ctx, ast.Load) else stored).add(node.id)
 
+    assert isinstance(tree, ast.Module) and isinstance(tree.body[0], ast.ClassDef)
     top = tree.body[0]
     for decorator in top.decorator_list:
         Visitor().visit(decorator)
@@ -278,7 +279,8 @@ def class_names(tree: ast.AST, cls: type) -> set[str]:
 def unwrap_user_function(fn: Any) -> types.FunctionType | None:
     """The user's function behind a registered fake (through ``.func``,
     ``__wrapped__``, closures and a custom op's ``_abstract_fn``), or None."""
-    queue, seen = [fn], set()
+    queue: list[Any] = [fn]
+    seen: set[int] = set()
     while queue and len(seen) < 64:
         candidate = queue.pop(0)
         if candidate is None or id(candidate) in seen:

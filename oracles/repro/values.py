@@ -46,6 +46,9 @@ def literal(value: Any) -> str:
         return "[" + ", ".join(literal(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (set, frozenset)):
+        items = sorted(literal(v) for v in value)
+        return "{" + ", ".join(items) + "}" if items else "set()"
     if isinstance(value, tuple):
         items = [literal(v) for v in value]
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"

@@ -77,11 +77,12 @@ def _import_file(path: Path) -> Any:
         digest = hashlib.sha256(str(path).encode()).hexdigest()[:8]
         stem = re.sub(r"\W", "_", path.stem)
         name = f"specs_{stem}_{digest}"
-    loader = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(loader)
+    found = importlib.util.spec_from_file_location(name, path)
+    assert found is not None and found.loader is not None, f"{path} is no Python file"
+    module = importlib.util.module_from_spec(found)
     sys.modules[name] = module
     try:
-        loader.loader.exec_module(module)
+        found.loader.exec_module(module)
     except BaseException:
         del sys.modules[name]
         raise

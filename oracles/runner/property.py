@@ -1,6 +1,6 @@
 """Run a check as a Hypothesis property over a spec's Cases.
 
-A failing Case raises a :class:`~oracles.findings.ConformanceFailure` listing
+A failing Case raises a :class:`~oracles.core.findings.ConformanceFailure` listing
 every Finding, which Hypothesis shrinks to a minimal Case. Failures with other
 blocking verdicts or on arguments of other ranks are distinct bugs to
 Hypothesis, each shrunk and reported on its own, so one run answers "did the
@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import hashlib
 import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -37,6 +38,7 @@ from hypothesis import (
     note,
     reject,
     reporting,
+    seed,
     settings,
 )
 from hypothesis.control import currently_in_test_context
@@ -94,12 +96,12 @@ def _kind(case: Case, findings: Sequence[Finding]) -> str:
 @contextlib.contextmanager
 def _shrink_budget(seconds: float) -> Iterator[None]:
     previous = hypothesis_engine.MAX_SHRINKING_SECONDS
-    hypothesis_engine.MAX_SHRINKING_SECONDS = seconds
+    hypothesis_engine.MAX_SHRINKING_SECONDS = seconds  # type: ignore[assignment]
     reporter = reporting.current_reporter()
 
-    def report(text: str) -> None:
+    def report(text: object) -> None:
         # Hypothesis warns of "five minutes" of shrinking: the budget is ours.
-        if "Hypothesis has spent more than five minutes working to shrink" not in text:
+        if "Hypothesis has spent more than five minutes working to shrink" not in str(text):
             reporter(text)
 
     try:
@@ -246,9 +248,14 @@ def _search(spec, check, mode, prop, base, batch_size, shrink_seconds, search) -
     test = given(cases=strategy)(prop)
     for case in reversed(spec.examples if check.cases is None else ()):
         test = example(cases=[case])(test)
-    test = base(test)
-    # One example database entry per spec, check and Mode, not one for all.
+    # One example database entry per spec, check and Mode, not one for all; a
+    # derandomized run draws by them too, not by this module's source.
     digest = f"{spec.name}/{check.name}/{mode.name}".encode()
+    if base.derandomize:
+        test = seed(int.from_bytes(hashlib.sha256(digest + bytes([search])).digest()[:8], "big"))(
+            test
+        )
+    test = base(test)
     test.hypothesis.inner_test._hypothesis_internal_add_digest = digest
     with _shrink_budget(shrink_seconds):
         test()
@@ -313,5 +320,5 @@ def _check_arguments(spec: Spec, case: Case, names: set[str] | None) -> None:
     if unknown:
         raise SpecError(
             f"spec {spec.name!r}: its Cases pass {unknown}, which {spec.label} does not "
-            f"take; its schema is `{spec.overload._schema}`"
+            f"take; its schema is `{getattr(spec.overload, '_schema', '?')}`"
         )

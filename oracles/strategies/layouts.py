@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
+from oracles.core.views import ViewOp
+
 
 @dataclasses.dataclass(frozen=True)
 class Layout:
@@ -80,7 +82,8 @@ class LayoutPlan:
 
     def of(self, shape: tuple[int, ...]) -> Layout:
         structure = self.structure
-        buffer_shape, ops = [], []
+        buffer_shape: list[int] = []
+        ops: list[ViewOp] = []
         for position, (dim, (pad, start)) in enumerate(
             zip(structure.order, self.pads, strict=True)
         ):
@@ -154,8 +157,9 @@ def fused_columns(
     buffer_shape = (*rows, sum(split))
     layouts = []
     for index in range(len(widths)):
-        ops: list[tuple] = [("split", split, -1, index)]
-        if shapes is not None and shapes[index] is not None:
-            ops.append(("view", tuple(shapes[index])))
+        ops: list[ViewOp] = [("split", split, -1, index)]
+        shape = None if shapes is None else shapes[index]
+        if shape is not None:
+            ops.append(("view", tuple(shape)))
         layouts.append(Layout(buffer_shape, tuple(ops)))
     return layouts

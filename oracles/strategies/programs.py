@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from typing import Any
 
 import torch
 from hypothesis import strategies as st
@@ -97,6 +98,12 @@ class _Builder:
     def tensors(self, where=lambda v: True) -> list[int]:
         return [i for i, v in enumerate(self.values) if v is not None and where(v)]
 
+    def value(self, number: int) -> Value:
+        """The tensor value ``number`` (``tensors`` offers no other)."""
+        value = self.values[number]
+        assert value is not None, f"value {number} is no tensor"
+        return value
+
     def pick(self, candidates: list[int]) -> int | None:
         if not candidates:
             return None
@@ -121,8 +128,11 @@ class _Builder:
     # -- drawing one Step
 
     def step(self, before_op: bool) -> None:
-        kinds = _PRE_KINDS if before_op else _POST_KINDS
-        kinds = [k for k in kinds if self.kinds is None or k in self.kinds]
+        kinds = [
+            k
+            for k in (_PRE_KINDS if before_op else _POST_KINDS)
+            if self.kinds is None or k in self.kinds
+        ]
         if not self.exact:
             kinds = [k for k in kinds if k not in _INEXACT_EXCLUDED]
         if not kinds:
@@ -156,7 +166,7 @@ class _Builder:
         return bool(torch.isin(produced[target.storage], target.shadow.reshape(-1)).all())
 
     def _write(self, kind: str, target: int, *params, operands=()) -> Step:
-        self.written_through |= self.values[target].through
+        self.written_through |= self.value(target).through
         return Step(kind, (target, *operands), params)
 
     def _simple(self, kind: str, before_op: bool) -> Step | None:
@@ -166,7 +176,7 @@ class _Builder:
             target = self.pick(self._writable(before_op, arithmetic))
             if target is None:
                 return None
-            t = self.values[target]
+            t = self.value(target)
             if kind in ("neg_", "scale_") and not t.floating:
                 return None
             if kind in ("fill_", "copy_") and self._overwrites_op(t):
@@ -189,7 +199,7 @@ class _Builder:
         target = self.pick(self.tensors(lambda v: v.shadow.dim() > 0 and v.shadow.numel() > 0))
         if target is None:
             return None
-        t = self.values[target]
+        t = self.value(target)
         if kind == "clone":
             self.add_value(self.fresh_value(t.shadow.clone(), t.dtype))
             return Step(kind, (target,), (), 1)
@@ -204,6 +214,7 @@ class _Builder:
             partner = self.pick(
                 self.tensors(lambda v: v.dtype == t.dtype and v.shadow.shape == t.shadow.shape)
             )
+            assert partner is not None  # t itself is one
             dim = self.draw(st.integers(0, t.shadow.dim() - 1))
             result = torch.cat([t.shadow, t.shadow], dim) if kind == "cat" else t.shadow.clone()
             self.add_value(self.fresh_value(result, t.dtype))
@@ -218,13 +229,14 @@ class _Builder:
         target = self.pick(self.tensors(lambda v: v.shadow.dim() > 0 and v.shadow.numel() > 0))
         if target is None:
             return None
-        t = self.values[target]
+        t = self.value(target)
         shape = tuple(t.shadow.shape)
         d = self._dim(t)
         if d is None:
             return None
         size = shape[d]
         draw = self.draw
+        params: tuple[Any, ...]
         if kind == "narrow":
             start = draw(st.integers(0, size - 1))
             params = (d, start, draw(st.integers(1, size - start)))
@@ -276,7 +288,7 @@ class _Builder:
         target = self.pick(self._writable(before_op))
         if target is None:
             return None
-        t = self.values[target]
+        t = self.value(target)
         d = self._dim(t)
         if d is None:
             return None
@@ -290,7 +302,7 @@ class _Builder:
         target = self.pick(self._writable(before_op))
         if target is None:
             return None
-        t = self.values[target]
+        t = self.value(target)
         if t.shadow.dim() == 0 or t.shadow.shape[0] < 2:
             return None
         i, j = self.draw(st.permutations(range(t.shadow.shape[0])))[:2]
@@ -322,7 +334,7 @@ class _Builder:
                 made.append(Value(shadow, buffer, out.dtype, "input"))
         # Storage positions the op produced: its outputs, and what it writes.
         written = [
-            self.values[self.inputs.index(n)] for n in self.spec.declared_writes if n in self.inputs
+            self.value(self.inputs.index(n)) for n in self.spec.declared_writes if n in self.inputs
         ]
         self.produced = {}
         for value in [*filter(None, made), *written]:
@@ -338,7 +350,7 @@ class _Builder:
     def returns(self) -> tuple[int, ...]:
         """What the op produced, every value no later Step reads (so no Step
         is dead code a compiler may drop), and some other values."""
-        produced = [i for i in self.op_values if self.values[i] is not None]
+        produced = [i for i in self.op_values if self.value(i) is not None]
         if not produced:
             produced = [
                 self.inputs.index(n) for n in sorted(self.spec.declared_writes) if n in self.inputs
@@ -446,7 +458,7 @@ def programs(
             builder.op()
     returns = builder.returns()
     intermediate = frozenset(
-        position for position, i in enumerate(returns) if builder.values[i].origin == "intermediate"
+        position for position, i in enumerate(returns) if builder.value(i).origin == "intermediate"
     )
     return Program(
         builder.inputs,

@@ -3,14 +3,16 @@
 A Finding that a known fault explains stays in the report, as a non-blocking
 Finding that names the fault, but only on the torch releases the fault is
 known to affect and only when the evidence fits it; anything else stays
-blocking. Each fault names the verdicts it produces, when it can apply, and
-a *witness*: another way to run the same Case that avoids the fault. The
+blocking. Each fault names the verdicts it produces, the facts of a
+Situation it needs (``when``), and a *witness*: another way to run the same
+Case that avoids the fault. The
 fault fits when the witness shows none of those verdicts. A disagreement is
 explained only when fitting faults explain every blocking verdict of it
 (two faults may meet in one program).
 
-The faults themselves are data (``oracles.triage.faults``). Each has a
-standalone reproduction in plain torch, ``upstream/<name>.py``,
+The faults themselves are data, ``upstream/known_faults.json`` (loaded by
+``oracles.triage.faults``). Each has a standalone reproduction in plain
+torch beside it, ``upstream/<script>.py``,
 ready for an upstream report. The gate (``suites/test_known_faults.py``)
 runs it on every release and fails where it disagrees with the entry's
 releases, so a fixed release (or a newly affected one) fails until the entry
@@ -20,15 +22,18 @@ is brought up to date; the reports record where each fault reproduces.
 from __future__ import annotations
 
 import dataclasses
+import math
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import torch
 
 from oracles.core.case import Case
 from oracles.core.findings import Finding
+from oracles.core.program import STEPS
 from oracles.core.verdicts import (
     COMPILED,
     CRASH,
@@ -61,6 +66,43 @@ class Situation:
     kinds: tuple[str, ...] = ()  # the kinds of Step of a drawn program around the op
     written_through: frozenset[str] = frozenset()  # view kinds the program writes through
 
+    def facts(self) -> frozenset[str]:
+        """What holds of it, in the words a fault's ``when`` uses (see ``FACTS``)."""
+        roles = {STEPS[kind] for kind in self.kinds}
+        held = {
+            "dynamic": self.batched,
+            "writes": self.writes,
+            "a -0.0 argument": negative_zero(self.case.args.values()),
+            "a read elsewhere": any(kind.reads_elsewhere for kind in roles),
+            "a write step": any(kind.role == "write" for kind in roles),
+        }
+        return frozenset(
+            [fact for fact, holds in held.items() if holds]
+            + [f"step {kind}" for kind in self.kinds]
+            + [f"a write through {kind}" for kind in self.written_through]
+        )
+
+
+# The facts a fault's ``when`` may name: compiled with dynamic shapes; the op
+# (or program) writes in place; a plain argument is -0.0; a Step that reads
+# its operand at other positions than it writes; a Step that writes in place;
+# a Step of a kind (``step <kind>``); a write through a view of a kind.
+FACTS = frozenset(
+    ["dynamic", "writes", "a -0.0 argument", "a read elsewhere", "a write step"]
+    + [f"step {kind}" for kind in STEPS]
+    + [f"a write through {kind}" for kind in ("unfold", "as_strided")]
+)
+
+
+def negative_zero(values: Iterable[Any]) -> bool:
+    """Some plain value (or an item of a list of them) is the float -0.0."""
+    for value in values:
+        if isinstance(value, (list, tuple)) and negative_zero(value):
+            return True
+        if isinstance(value, float) and value == 0 and math.copysign(1, value) < 0:
+            return True
+    return False
+
 
 @dataclasses.dataclass(frozen=True)
 class KnownFault:
@@ -70,16 +112,24 @@ class KnownFault:
     script: str  # its standalone reproduction: upstream/<script>.py
     upstream: tuple[str, ...]  # its upstream issues, as owner/repo#N
     fixes: tuple[str, ...]  # the upstream pull requests that fix it
-    explains: frozenset[str]  # the verdicts it produces
-    applies: Callable[[Situation], bool]  # where it can arise
+    explains: frozenset[str]  # the Verdicts it produces
+    when: frozenset[str]  # the FACTS of a Situation it needs to arise
     witness: str  # one of WITNESSES: a run that avoids it
 
     def affects(self, version: str = torch.__version__) -> bool:
         return version.startswith(self.releases)
 
+    def applies(self, situation: Situation) -> bool:
+        return self.when <= situation.facts()
+
     def references(self) -> str:
         words = [f"upstream {u}" for u in self.upstream] + [f"fix PR {f}" for f in self.fixes]
         return "".join(f"{w}; " for w in words)
+
+    @property
+    def path(self) -> Path:
+        """Its standalone reproduction."""
+        return UPSTREAM / f"{self.script}.py"
 
     @property
     def repro(self) -> str:
@@ -89,8 +139,7 @@ class KnownFault:
         """Its standalone reproduction shows it on this torch release: the
         script runs in a process of its own, as a reader of its report would
         run it, so its compiles and resets touch nothing else."""
-        script = UPSTREAM / f"{self.script}.py"
-        run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+        run = subprocess.run([sys.executable, str(self.path)], capture_output=True, text=True)
         if run.returncode not in (0, 1):
             raise RuntimeError(f"{self.repro} failed to run: {run.stderr[-2000:]}")
         return run.returncode == 1

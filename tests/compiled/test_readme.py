@@ -11,7 +11,7 @@ from oracles.checks import CHECKS
 from oracles.runner.loading import load_specs
 from oracles.runner.property import run_property
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_worked_example_passes(tmp_path):

@@ -26,7 +26,7 @@ from oracles.runner.property import run_property
 from oracles.strategies.layouts import strided_layouts
 from tests.zoo_helpers import needs_kernels, zoo_spec
 
-USER_SPECS = Path(__file__).parent / "user_specs" / "argument_specs.py"
+USER_SPECS = Path(__file__).parents[1] / "user_specs" / "argument_specs.py"
 QUICK = settings(max_examples=20, database=None, derandomize=True)
 
 

@@ -90,7 +90,7 @@ def test_inductor_triton_needs_the_shim_and_it_works():
     # when the shim stops making the backend hash work.
     assert triton_cpu.needs_shim(), (
         f"torch {torch.__version__} hashes the Triton backend without an active driver: "
-        "oracles/triton_cpu.py's shim is no longer needed"
+        "oracles/modes/triton_cpu.py's shim is no longer needed"
     )
     with pytest.raises(RuntimeError, match="active drivers"):
         torch.utils._triton.triton_hash_with_backend()

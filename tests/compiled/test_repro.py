@@ -116,7 +116,7 @@ VIEWS = [
 @pytest.mark.parametrize(("shape", "ops"), VIEWS)
 def test_views_are_written_as_the_torch_calls_that_make_them(shape, ops):
     buffer = torch.arange(math.prod(shape)).view(shape)
-    expression = view_expression("buffer", ops, view_ranks(buffer, ops))
+    expression = view_expression("buffer", ops, view_ranks(buffer, ops), literal)
     made = eval(expression, {"buffer": buffer})
     want = apply_view_ops(buffer, ops)
     assert (made.shape, made.stride(), made.storage_offset()) == (
@@ -129,11 +129,11 @@ def test_views_are_written_as_the_torch_calls_that_make_them(shape, ops):
 
 def test_a_split_and_a_stepped_slice_read_as_model_code():
     assert (
-        view_expression("qkv", (("split", (4096, 1024, 1024), -1, 0),), [2])
+        view_expression("qkv", (("split", (4096, 1024, 1024), -1, 0),), [2], literal)
         == "qkv.split([4096, 1024, 1024], -1)[0]"
     )
-    assert view_expression("x", (("slice", 1, 0, None, 2),), [2]) == "x[:, 0:None:2]"
-    assert view_expression("x", (("narrow", 0, 1, 3),), [2]) == "x.narrow(0, 1, 3)"
+    assert view_expression("x", (("slice", 1, 0, None, 2),), [2], literal) == "x[:, 0:None:2]"
+    assert view_expression("x", (("narrow", 0, 1, 3),), [2], literal) == "x.narrow(0, 1, 3)"
 
 
 # --- Python-function specs -------------------------------------------------
@@ -253,7 +253,7 @@ def test_a_python_op_is_imported_from_the_users_module(tmp_path):
     )
     script = write_repro(spec, "fake", [case], 0, False, tmp_path / "repro.py")
     text = script.read_text()
-    assert 'importlib.import_module("tests.test_repro")' in text
+    assert 'importlib.import_module("tests.compiled.test_repro")' in text
     assert '"alpha": float("-inf")' in text
     assert not SUITE_IMPORT.search(text)
     [result] = _run(script, cwd=tmp_path)

@@ -29,7 +29,7 @@ from suites import lint as cli
 from suites.catalog import builtin_specs, specs_of
 from tests.zoo_helpers import failure, needs_kernels, zoo_spec
 
-CHECKOUT = Path(__file__).resolve().parent.parent
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def _linted(namespace: str) -> dict[str, OpLint]:

@@ -278,7 +278,7 @@ def test_tox_merges_the_reports_of_the_matrix(matrix_files, tmp_path):
     out = tmp_path / "matrix"
     result = subprocess.run(
         [TOX, "-e", "matrix", "-q", "--workdir", str(tmp_path / "tox")],
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=Path(__file__).resolve().parents[2],
         env={**os.environ, "MATRIX_REPORTS": str(matrix_files["old213"].parent),
              "MATRIX_OUT": str(out)},
         capture_output=True, text=True, timeout=300,

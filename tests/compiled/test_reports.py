@@ -14,7 +14,7 @@ import pytest
 from reports.plugin import record
 from tests.zoo_helpers import needs_kernels
 
-CHECKOUT = Path(__file__).resolve().parent.parent
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 @needs_kernels

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.zoo_helpers import needs_kernels
 
-CHECKOUT = Path(__file__).resolve().parent.parent
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 @needs_kernels

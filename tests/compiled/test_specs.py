@@ -16,7 +16,7 @@ from oracles.core.spec import Spec, SpecError, Unavailable
 from oracles.runner.loading import load_specs, validate
 from suites import test_conformance
 
-CHECKOUT = Path(__file__).resolve().parent.parent
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def write(tmp_path: Path, body: str) -> str:

@@ -4,7 +4,7 @@ All were found by this suite on torch 2.13.0 (CPU):
 
 - with dynamic shapes, the write-back of an in-place op to a strided view at
   a nonzero storage offset lands at the wrong offset (a static compile is
-  right); it is listed in ``oracles/known_faults.py``, which the gate keeps
+  right); it is listed in ``upstream/known_faults.json``, which the gate keeps
   honest on every release (``suites/test_known_faults.py``, running the
   standalone scripts in ``upstream/``);
 - ``x.clone()`` of the mutated view (or a ``cat`` of it alone) returns a
@@ -39,18 +39,17 @@ from oracles.core.spec import Spec
 from oracles.modes import INDUCTOR
 from oracles.modes.cache import compiled_programs, use_cache_root
 from oracles.triage.engine import Situation, triage
-from oracles.triage.faults import (
-    AUTOGRAD_CACHE_SPECIALIZATION,
-    DYNAMIC_WRITE_BACK,
-    KNOWN_FAULTS,
-    MUTATED_INPUT_ALIAS,
-    NEGATIVE_ZERO_CONSTANT,
-)
+from oracles.triage.faults import FAULTS, KNOWN_FAULTS
 from oracles.triage.stage import stage_at_fault
 from suites.test_known_faults import disagreement
 from upstream import dynamic_write_back, mutated_input_alias, negative_zero_constant
 
-CHECKOUT = Path(__file__).resolve().parent.parent
+DYNAMIC_WRITE_BACK = FAULTS["dynamic_write_back"]
+MUTATED_INPUT_ALIAS = FAULTS["mutated_input_alias"]
+NEGATIVE_ZERO_CONSTANT = FAULTS["negative_zero_constant"]
+AUTOGRAD_CACHE_SPECIALIZATION = FAULTS["autograd_cache_specialization"]
+
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 @torch.library.custom_op("conformance_tests::double_", mutates_args=("x",))
@@ -328,7 +327,7 @@ def test_a_known_fault_entry_that_misstates_its_releases_fails_the_gate():
     message = disagreement(fixed_everywhere, reproduces=True)
     assert message == (
         f"the known fault 'dynamic-shape write-back' reproduces on torch {torch.__version__}, "
-        "but its entry lists no release: update its releases in oracles/known_faults.py "
+        "but its entry lists no release: update its releases in upstream/known_faults.json "
         "(repro: python upstream/dynamic_write_back.py)"
     )
     everywhere = dataclasses.replace(DYNAMIC_WRITE_BACK, releases=("",))

@@ -22,6 +22,7 @@ from oracles.core.findings import CheckFailure, Finding
 from oracles.core.program import Program, Step
 from oracles.core.spec import Spec
 from oracles.modes import EAGER, INDUCTOR
+from oracles.modes.mode import IN_PROGRAM
 from oracles.repro.script import write_repro
 from oracles.runner import property as properties
 from oracles.runner.property import run_property
@@ -29,6 +30,7 @@ from oracles.strategies.legality import expected_refusal, internally_overlapping
 from oracles.strategies.programs import program_cases
 from oracles.strategies.sampling import sample
 from oracles.triage import faults as known_faults
+from oracles.triage.engine import KnownFault
 from suites.catalog import builtin_specs
 
 
@@ -71,7 +73,7 @@ def _found(failures: list, verdict: str, kind: str):
     raise AssertionError(f"no {verdict} failure with a {kind} Step in {failures}")
 
 
-def _explained(spec: Spec, failure, fault: known_faults.KnownFault) -> None:
+def _explained(spec: Spec, failure, fault: KnownFault) -> None:
     """With triage on, the shrunk failure is the known fault, not a new bug."""
     if not fault.affects():
         pytest.skip(f"{fault.name!r} does not reproduce on torch {torch.__version__}")
@@ -85,21 +87,21 @@ def test_finds_the_clone_alias_fault(monkeypatch) -> None:
         _search(monkeypatch, WHOLE, ("clone", "select", "narrow")), "aliasing", "clone"
     )
     assert len(program) <= 5
-    _explained(WHOLE, failure, known_faults.MUTATED_INPUT_ALIAS)
+    _explained(WHOLE, failure, known_faults.FAULTS["mutated_input_alias"])
 
 
 def test_finds_the_dynamic_write_back_fault(monkeypatch) -> None:
     # The Case is the whole buffer: the program makes the view the second op writes.
     failure, program = _found(_search(monkeypatch, WHOLE, ("select", "scale_")), "values", "scale_")
     assert program.dynamic and len(program) <= 5
-    _explained(WHOLE, failure, known_faults.DYNAMIC_WRITE_BACK)
+    _explained(WHOLE, failure, known_faults.FAULTS["dynamic_write_back"])
 
 
 def test_finds_the_custom_op_flip_add_divergence(monkeypatch) -> None:
     failure, program = _found(_search(monkeypatch, WHOLE, ("flip", "add_")), "values", "flip")
     assert "add_" in program.kinds() and len(program) <= 5
     assert "distinct bug values/inductor/" in str(failure.findings[-1])
-    _explained(WHOLE, failure, known_faults.MIRRORED_READ_AFTER_WRITE)
+    _explained(WHOLE, failure, known_faults.FAULTS["mirrored_read_after_write"])
 
 
 def _program(
@@ -114,7 +116,7 @@ def _program(
 OP = Step("op")
 
 
-def _judged(program: Program, case: Case, monkeypatch, fault: known_faults.KnownFault) -> None:
+def _judged(program: Program, case: Case, monkeypatch, fault: KnownFault) -> None:
     """Blocking without triage; with it, the known fault (where it affects this release)."""
     case = dataclasses.replace(case, program=program)
     with monkeypatch.context() as patch:
@@ -132,7 +134,7 @@ def test_a_write_through_unfold_that_leaves_elements_uncovered(monkeypatch) -> N
     # one window of 2 columns of 4: columns 2 and 3 are not covered
     unfold = Step("unfold", (0,), (1, 2, 3), 1)
     program = _program(OP, unfold, Step("mul_", (1,)), returns=(0,), through=("unfold",))
-    _judged(program, CORRECT_CASE, monkeypatch, known_faults.UNFOLD_WRITE)
+    _judged(program, CORRECT_CASE, monkeypatch, known_faults.FAULTS["unfold_write"])
 
 
 def test_a_layout_lost_by_index_copy_(monkeypatch) -> None:
@@ -145,7 +147,7 @@ def test_a_layout_lost_by_index_copy_(monkeypatch) -> None:
         Step("double", (0,), (), 1),
         returns=(1,),
     )
-    _judged(program, transposed, monkeypatch, known_faults.INDEX_COPY_LAYOUT)
+    _judged(program, transposed, monkeypatch, known_faults.FAULTS["index_copy_layout"])
 
 
 def test_a_copy_taken_before_a_catalog_op_mutates_its_source(monkeypatch) -> None:
@@ -164,12 +166,12 @@ def test_a_copy_taken_before_a_catalog_op_mutates_its_source(monkeypatch) -> Non
     with norm.installed(), monkeypatch.context() as patch:
         patch.setattr(known_faults, "KNOWN_FAULTS", ())
         assert [f for f in check_programs(norm, case, None, INDUCTOR) if f.blocking]
-    if not known_faults.COPY_BEFORE_MUTATION.affects():
+    if not known_faults.FAULTS["copy_before_mutation"].affects():
         return
     with norm.installed():
         found = check_programs(norm, case, None, INDUCTOR)
     assert not [f for f in found if f.blocking], found
-    assert {f.fault for f in found} == {known_faults.COPY_BEFORE_MUTATION.name}
+    assert {f.fault for f in found} == {known_faults.FAULTS["copy_before_mutation"].name}
 
 
 def test_a_view_of_a_cat_of_permuted_views(monkeypatch) -> None:
@@ -184,7 +186,7 @@ def test_a_view_of_a_cat_of_permuted_views(monkeypatch) -> None:
         Step("view", (2,), ((-1,),), 1),
         returns=(0, 3),
     )
-    _judged(program, narrow, monkeypatch, known_faults.CAT_VIEW)
+    _judged(program, narrow, monkeypatch, known_faults.FAULTS["cat_view"])
 
 
 def test_a_double_unfold_of_a_view_with_dynamic_sizes(monkeypatch) -> None:
@@ -197,7 +199,7 @@ def test_a_double_unfold_of_a_view_with_dynamic_sizes(monkeypatch) -> None:
         returns=(0, 3),
         dynamic=True,
     )
-    _judged(program, narrowed, monkeypatch, known_faults.DYNAMIC_DOUBLE_UNFOLD)
+    _judged(program, narrowed, monkeypatch, known_faults.FAULTS["dynamic_double_unfold"])
 
 
 # Correct programs around a mutating op: reads, copies and writes that
@@ -257,7 +259,7 @@ def test_drawn_programs_are_legal_in_eager() -> None:
     for spec in specs:
         with spec.installed():
             for case in sample(program_cases(spec), 60):
-                ran = EAGER.run(spec, case, program=True)
+                ran = EAGER.run(spec, case, IN_PROGRAM)
                 assert ran.error is None, (case.program.source(), ran.error)
 
 
@@ -299,7 +301,7 @@ def test_writes_never_go_through_overlapping_views() -> None:
     case = dataclasses.replace(CORRECT_CASE, program=None)
     kinds = ("expand", "unfold", "add_", "mul_", "copy_", "fill_", "neg_")
     for drawn in sample(program_cases(dataclasses.replace(WHOLE, cases=st.just(case)), kinds), 80):
-        ran = EAGER.run(WHOLE, drawn, program=True)
+        ran = EAGER.run(WHOLE, drawn, IN_PROGRAM)
         assert ran.error is None, drawn.program.source()
 
 
@@ -347,7 +349,7 @@ def test_repro_script_of_a_drawn_program(tmp_path) -> None:
     text = script.read_text()
     assert "v1 = x.flip((0,))" in text and "x.add_(v1)" in text
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
-    reproduces = known_faults.MIRRORED_READ_AFTER_WRITE.affects()
+    reproduces = known_faults.FAULTS["mirrored_read_after_write"].affects()
     assert run.returncode == int(reproduces), run.stdout[-2000:] + run.stderr[-2000:]
     assert "[compiled]" not in run.stdout  # it compiled: the values are what differ
     if reproduces:

@@ -1,0 +1,84 @@
+"""Two runs of the same gate, compared record by record.
+
+    python -m reports.diff BEFORE.json AFTER.json
+
+Each run report (``pytest --report-json``) is read as one record per spec,
+check and Mode: its outcome, the Cases it judged and the Verdicts of its
+blocking Findings. The exit status is 1 where a record differs or is in one
+run only, 0 when both runs judged alike: what a change that should not
+change behaviour (a refactoring) must show. Non-blocking Findings (a known
+fault, size-1 strides) depend on which Cases were drawn: where their
+Verdicts differ, a note says so without failing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+Key = tuple[str, str, str]
+# What two runs must agree on; "notes" (non-blocking Verdicts) only inform.
+JUDGED = ("outcome", "cases", "verdicts")
+
+
+def records(report: dict) -> dict[Key, dict]:
+    """Per (spec, check, Mode): what the run's record says of it."""
+    found = {}
+    for result in report["results"]:
+        findings = result.get("findings", [])
+        key = (result["spec"], result["check"], str(result.get("mode")))
+        found[key] = {
+            "outcome": result["outcome"],
+            "cases": result.get("cases"),
+            "verdicts": sorted({f["verdict"] for f in findings if f["blocking"]}),
+            "notes": sorted({f["verdict"] for f in findings if not f["blocking"]}),
+        }
+    return found
+
+
+def differences(
+    before: dict[Key, dict], after: dict[Key, dict], fields: tuple[str, ...] = JUDGED
+) -> list[str]:
+    """One line per record whose ``fields`` differ between the runs, or that
+    is in one only."""
+    lines = []
+    for key in sorted(before.keys() | after.keys()):
+        was, now = before.get(key), after.get(key)
+        label = " / ".join(key)
+        if was is None or now is None:
+            lines.append(f"{label}: only in the {'second' if was is None else 'first'} run")
+            continue
+        changed = [
+            f"{name} {was[name]} -> {now[name]}" for name in fields if was[name] != now[name]
+        ]
+        if changed:
+            lines.append(f"{label}: " + "; ".join(changed))
+    return lines
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m reports.diff", description=__doc__)
+    parser.add_argument("before", type=Path)
+    parser.add_argument("after", type=Path)
+    options = parser.parse_args(None if argv is None else list(argv))
+    before = records(json.loads(options.before.read_text()))
+    after = records(json.loads(options.after.read_text()))
+    lines = differences(before, after)
+    for line in lines:
+        print(line)
+    shared = before.keys() & after.keys()
+    notes = differences({k: before[k] for k in shared}, {k: after[k] for k in shared}, ("notes",))
+    for line in notes:
+        print(f"note (non-blocking Findings): {line}")
+    print(
+        f"{len(before)} and {len(after)} records; "
+        + (f"{len(lines)} differ" if lines else "every one judged alike")
+    )
+    return 1 if lines else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

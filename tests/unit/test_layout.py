@@ -1,0 +1,136 @@
+"""The code's layout holds: imports inside ``oracles`` run forward only, no
+product code imports ``conftest``, and a spec file's public names import."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+ORACLES = CHECKOUT / "oracles"
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(CHECKOUT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, modules: set[str]) -> set[str]:
+    """The modules of ``modules`` that the file imports (lazily too, but not
+    for type checking alone)."""
+    tree = ast.parse(path.read_text())
+    checking = {
+        id(node)
+        for top in ast.walk(tree)
+        if isinstance(top, ast.If) and "TYPE_CHECKING" in ast.unparse(top.test)
+        for node in ast.walk(top)
+    }
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in checking:
+            continue
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                name = f"{node.module}.{alias.name}"
+                found.add(name if name in modules else node.module)
+    return found & modules
+
+
+def _graph() -> dict[str, set[str]]:
+    files = {_module(path): path for path in ORACLES.rglob("*.py")}
+    return {name: _imports(path, set(files)) - {name} for name, path in files.items()}
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of ``graph``, if it has one."""
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for following in sorted(graph.get(node, ())):
+            if state.get(following) == 1:
+                return path[path.index(following) :] + [following]
+            if following not in state:
+                found = visit(following)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_no_module_of_oracles_imports_itself_through_others():
+    cycle = _cycle(_graph())
+    assert cycle is None, " -> ".join(cycle)
+
+
+def test_the_subpackages_of_oracles_import_forward_only():
+    def package(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    packages: dict[str, set[str]] = {}
+    for module, imported in _graph().items():
+        packages.setdefault(package(module), set()).update(package(m) for m in imported)
+    for name in packages:
+        packages[name].discard(name)
+    # The public surface (oracles.case, ...) re-exports; it is no subpackage.
+    subpackages = {
+        name: deps for name, deps in packages.items() if (ORACLES / name.split(".")[-1]).is_dir()
+    }
+    cycle = _cycle({name: deps & set(subpackages) for name, deps in subpackages.items()})
+    assert cycle is None, " -> ".join(cycle)
+    assert packages["oracles.core"] == set(), "the vocabulary imports nothing else of the suite"
+
+
+def test_nothing_imports_conftest():
+    offenders = [
+        str(path.relative_to(CHECKOUT))
+        for path in CHECKOUT.rglob("*.py")
+        if ".git" not in path.parts
+        and re.search(r"^\s*(import conftest|from conftest import)", path.read_text(), re.M)
+    ]
+    assert offenders == []
+
+
+def _public_names() -> set[tuple[str, str]]:
+    """Every ``from oracles... import ...`` of the README and the user spec files."""
+    texts = [(CHECKOUT / "README.md").read_text()]
+    texts += [p.read_text() for p in (CHECKOUT / "tests" / "user_specs").glob("*.py")]
+    names = set()
+    for text in texts:
+        for module, imported in re.findall(r"^from (oracles[\w.]*) import ([\w, ]+)$", text, re.M):
+            names |= {(module, name.strip()) for name in imported.split(",")}
+    return names
+
+
+def test_every_public_name_a_spec_file_uses_imports():
+    names = _public_names()
+    assert ("oracles.spec", "Spec") in names and ("oracles.case", "Case") in names
+    for module, name in sorted(names):
+        assert hasattr(importlib.import_module(module), name), f"from {module} import {name}"
+
+
+def test_the_public_surface_names_what_the_readme_documents():
+    text = (CHECKOUT / "README.md").read_text()
+    for dotted in sorted(
+        set(
+            re.findall(
+                r"`(oracles\.(?:case|spec|layouts|reference|domain|properties|registry)\.\w+)", text
+            )
+        )
+    ):
+        module, _, name = dotted.rpartition(".")
+        assert hasattr(importlib.import_module(module), name), dotted

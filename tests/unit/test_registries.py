@@ -1,0 +1,69 @@
+"""The registries the code is built on: the Verdicts, the checks found in
+``oracles/checks/``, the view operations, and the profiles' policy."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+import torch
+
+from oracles.checks import CHECKS
+from oracles.core.case import Case
+from oracles.core.program import STEPS
+from oracles.core.verdicts import VERDICTS
+from oracles.core.views import VIEW_OPS, apply_view_ops, view_expression, view_ranks
+from oracles.modes import COMPILED
+from oracles.triage.engine import UPSTREAM, Situation
+from oracles.triage.faults import FAULTS, KNOWN_FAULTS, FaultEntryError, _fault
+from suites.catalog import tag_modes
+from suites.policy import selected_modes
+
+
+def test_every_check_is_found_in_order_and_names_registered_verdicts():
+    assert list(CHECKS) == ["reference", "fake", "schema", "compiled", "programs", "domain_edges"]
+    for check in CHECKS.values():
+        unknown = set(check.verdicts) - set(VERDICTS)
+        assert not unknown, f"the {check.name} check names unregistered verdicts {unknown}"
+        assert len(set(check.verdicts)) == len(check.verdicts), check.name
+
+
+def test_a_check_that_can_block_writes_a_repro_script():
+    for check in CHECKS.values():
+        blocks = check.name != "domain_edges"  # its Findings never block
+        assert (check.script is not None) == blocks, check.name
+
+
+def test_program_views_are_the_cases_views_made_and_written_one_way():
+    x = torch.arange(24).view(2, 3, 4)
+    for name, kind in STEPS.items():
+        if kind.view is not None:
+            assert kind.view is VIEW_OPS[name]
+    ops = (("permute", (2, 0, 1)), ("slice", -1, 0, None, 2), ("unfold", 0, 2, 1))
+    text = view_expression("x", ops, view_ranks(x, ops), repr)
+    assert text == "x.permute(2, 0, 1)[:, :, 0:None:2].unfold(0, 2, 1)"
+    assert torch.equal(eval(text, {"x": x}), apply_view_ops(x, ops))
+
+
+def test_families_declare_their_own_narrowing_of_the_ci_modes():
+    ci = tag_modes()["ci"]
+    assert ci["triton"] == ("inductor",)
+    assert {"norm", "activation", "collective"} <= set(ci)
+    assert selected_modes("all") == list(COMPILED)
+
+
+def test_known_faults_are_data_checked_as_they_load():
+    assert len(KNOWN_FAULTS) == len(FAULTS) and all(f.path.is_file() for f in KNOWN_FAULTS)
+    [entry] = [
+        e
+        for e in json.loads((UPSTREAM / "known_faults.json").read_text())
+        if e["script"] == "cat_view"
+    ]
+    with pytest.raises(
+        FaultEntryError, match="'view of a cat': no fact 'step cats'; no witness 'aot'"
+    ):
+        _fault({**entry, "when": ["step cats"], "witness": "aot"})
+    situation = Situation(Case({}, {}), batched=True, writes=False, kinds=("cat", "op", "view"))
+    assert FAULTS["cat_view"].applies(situation)
+    assert not FAULTS["cat_view"].applies(dataclasses.replace(situation, kinds=("cat", "op")))
