@@ -14,6 +14,7 @@
 - ``lint``: the registry lint.
 
 The modules at this level are the public surface a spec file imports:
-``oracles.case``, ``oracles.spec``, ``oracles.layouts``, ``oracles.reference``,
-``oracles.domain``, ``oracles.properties`` and ``oracles.registry``.
+``oracles.case``, ``oracles.spec``, ``oracles.layouts``, ``oracles.rows``,
+``oracles.reference``, ``oracles.domain``, ``oracles.properties`` and
+``oracles.registry``: re-exports that keep their names whatever moves.
 """

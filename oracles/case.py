@@ -1,6 +1,18 @@
 """Public: what a spec file builds its Cases of (see ``oracles.core.case``)."""
 
-from oracles.core.case import DEFAULT, Buffer, Case, View
-from oracles.core.views import VIEW_OPS, CaseError, apply_view_ops
+from oracles.core.case import DEFAULT, Buffer, Case, View, bind_views, check_value
+from oracles.core.views import VIEW_OPS, CaseError, ViewOp, apply_view_ops, check_view_ops
 
-__all__ = ["DEFAULT", "VIEW_OPS", "Buffer", "Case", "CaseError", "View", "apply_view_ops"]
+__all__ = [
+    "DEFAULT",
+    "VIEW_OPS",
+    "Buffer",
+    "Case",
+    "CaseError",
+    "View",
+    "ViewOp",
+    "apply_view_ops",
+    "bind_views",
+    "check_value",
+    "check_view_ops",
+]

@@ -1,5 +1,5 @@
 """Public: a kernel's declared domain (see ``oracles.core.domain``)."""
 
-from oracles.core.domain import Domain
+from oracles.core.domain import Domain, edge_cases
 
-__all__ = ["Domain"]
+__all__ = ["Domain", "edge_cases"]

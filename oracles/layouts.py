@@ -1,5 +1,23 @@
 """Public: strategies of strided layouts (see ``oracles.strategies.layouts``)."""
 
-from oracles.strategies.layouts import Layout, fused_columns, strided_layouts
+from oracles.strategies.layouts import (
+    Layout,
+    LayoutPlan,
+    LayoutStructure,
+    fused_columns,
+    layout_plans,
+    layout_structures,
+    layouts_of,
+    strided_layouts,
+)
 
-__all__ = ["Layout", "fused_columns", "strided_layouts"]
+__all__ = [
+    "Layout",
+    "LayoutPlan",
+    "LayoutStructure",
+    "fused_columns",
+    "layout_plans",
+    "layout_structures",
+    "layouts_of",
+    "strided_layouts",
+]

@@ -1,5 +1,5 @@
 """Public: what a float64 reference returns (see ``oracles.core.reference``)."""
 
-from oracles.core.reference import Expectation, Expected, exact
+from oracles.core.reference import Expectation, Expected, exact, ulp_error
 
-__all__ = ["Expectation", "Expected", "exact"]
+__all__ = ["Expectation", "Expected", "exact", "ulp_error"]

@@ -1,8 +1,19 @@
-"""Public: the Spec a spec file declares, and the programs it may name
-(see ``oracles.core.spec`` and ``oracles.core.calls``)."""
+"""Public: the Spec a spec file declares, the programs it may name, and how
+spec files load (see ``oracles.core.spec``, ``oracles.core.calls`` and
+``oracles.runner.loading``)."""
 
-from oracles.core.calls import call_op, read_back
+from oracles.core.calls import call_op, positional_names, read_back, written_names
 from oracles.core.spec import Spec, SpecError, Unavailable
-from oracles.runner.loading import load_specs
+from oracles.runner.loading import load_specs, validate
 
-__all__ = ["Spec", "SpecError", "Unavailable", "call_op", "load_specs", "read_back"]
+__all__ = [
+    "Spec",
+    "SpecError",
+    "Unavailable",
+    "call_op",
+    "load_specs",
+    "positional_names",
+    "read_back",
+    "validate",
+    "written_names",
+]

@@ -12,7 +12,7 @@ import string
 
 from oracles.checks.check import Check
 from oracles.checks.differential import GIVEN, compare_compiled, out_keyword, witnesses
-from oracles.checks.script import Script
+from oracles.checks.script import Script, budget
 from oracles.comparisons.expected import program_expectation
 from oracles.comparisons.outputs import aliasing, metadata, structure
 from oracles.comparisons.values import bit_exact, within_ulps
@@ -129,7 +129,7 @@ def _agreement(spec: Spec) -> str:
 def _budget(spec: Spec, case: Case) -> list[tuple[str, object, str]]:
     if spec.bit_exact:
         return []
-    return [("BUDGET", spec.ulp_budget, "ULPs allowed against the reference")]
+    return [budget(spec)]
 
 
 def _suite_code(spec: Spec) -> list[object]:

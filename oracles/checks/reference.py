@@ -7,7 +7,7 @@ import string
 
 from oracles.checks.check import Check, of_case
 from oracles.checks.common import against_reference, crash
-from oracles.checks.script import Script, op_main
+from oracles.checks.script import Script, budget, op_main
 from oracles.comparisons.values import within_ulps
 from oracles.core.case import Case
 from oracles.core.findings import Finding
@@ -58,10 +58,6 @@ def _agreement(spec: Spec) -> str:
     )
 
 
-def _budget(spec: Spec, case: Case) -> list[tuple[str, object, str]]:
-    return [("BUDGET", spec.ulp_budget, "ULPs allowed against the reference")]
-
-
 CHECK = Check(
     of_case(check_reference),
     "eager against the float64 reference",
@@ -75,7 +71,7 @@ CHECK = Check(
         main=_main,
         agreement=_agreement,
         suite_code=lambda spec: [within_ulps] if spec.reference is not None else [],
-        constants=_budget,
+        constants=lambda spec, case: [budget(spec)],
         reference=lambda spec: spec.reference is not None,
     ),
 )

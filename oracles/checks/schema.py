@@ -11,7 +11,7 @@ import torch
 
 from oracles.checks.check import Check, of_case
 from oracles.checks.common import crash
-from oracles.checks.script import FAKE_IMPORT, REPORT, RUN_FAKE, Script, op_main
+from oracles.checks.script import FAKE_IMPORT, REPORT, RUN_FAKE, Script, budget, op_main
 from oracles.comparisons.outputs import ALIAS_ADVICE, aliases, schema_aliasing
 from oracles.comparisons.writes import buffer_writes, writes
 from oracles.core.case import Case, View
@@ -105,7 +105,7 @@ def _constants(spec: Spec, case: Case) -> list[tuple[str, object, str]]:
     )
     return [
         *overload,
-        ("BUDGET", spec.ulp_budget, "ULPs allowed against the reference"),
+        budget(spec),
         ("DECLARED", frozenset(spec.declared_writes), "the arguments its schema declares written"),
         ("VIEWS", views, "each tensor argument: the buffer it is a view of"),
     ]

@@ -62,6 +62,11 @@ class Script:
     compiles: bool = False
 
 
+def budget(spec: Spec) -> tuple[str, Any, str]:
+    """The ``BUDGET`` constant of a script that judges by the spec's ULP budget."""
+    return ("BUDGET", spec.ulp_budget, "ULPs allowed against the reference")
+
+
 # What every script calls: its Findings, outputs as a tuple, errors in words, buffers.
 COMMON: Sequence[Any] = (Finding, flatten_outputs, error_text, Buffer)
 

@@ -19,25 +19,21 @@ Each failure can write a standalone repro script and the Cases it ran, which
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import hashlib
 import math
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import hypothesis.internal.conjecture.engine as hypothesis_engine
 import torch
 from hypothesis import (
-    HealthCheck,
     event,
     example,
     given,
     note,
     reject,
-    reporting,
     seed,
     settings,
 )
@@ -50,6 +46,7 @@ from oracles.core.signature import batch_signature
 from oracles.core.spec import Spec, SpecError, Unavailable
 from oracles.modes import INDUCTOR, Compiled, Mode
 from oracles.repro.script import write_repro
+from oracles.runner.budgets import SHRINK_SECONDS, check_settings, shrink_budget
 from oracles.runner.replay import Replay, ReproOptions, shown
 from oracles.strategies.batches import derived_batches
 
@@ -60,19 +57,6 @@ if sys.version_info < (3, 11):
 BATCH_SIZE = 10
 # Searches for distinct kinds of failure, each passing the kinds found before.
 SEARCHES = 3
-# Shrinking a failure stops after this long (a quarter of it in the searches
-# for other kinds): every step of a compiled check compiles, and a minimal
-# Case a minute late is worth less than a good one now.
-SHRINK_SECONDS = 45
-
-
-def check_settings(base: settings | None = None) -> settings:
-    return settings(
-        base or settings(),
-        deadline=None,
-        print_blob=False,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
 
 
 @functools.cache
@@ -91,24 +75,6 @@ def _kind(case: Case, findings: Sequence[Finding]) -> str:
         if isinstance(value, torch.Tensor)
     )
     return f"{verdicts} on {ranks}"
-
-
-@contextlib.contextmanager
-def _shrink_budget(seconds: float) -> Iterator[None]:
-    previous = hypothesis_engine.MAX_SHRINKING_SECONDS
-    hypothesis_engine.MAX_SHRINKING_SECONDS = seconds  # type: ignore[assignment]
-    reporter = reporting.current_reporter()
-
-    def report(text: object) -> None:
-        # Hypothesis warns of "five minutes" of shrinking: the budget is ours.
-        if "Hypothesis has spent more than five minutes working to shrink" not in str(text):
-            reporter(text)
-
-    try:
-        with reporting.with_reporter(report):
-            yield
-    finally:
-        hypothesis_engine.MAX_SHRINKING_SECONDS = previous
 
 
 @dataclasses.dataclass
@@ -257,7 +223,7 @@ def _search(spec, check, mode, prop, base, batch_size, shrink_seconds, search) -
         )
     test = base(test)
     test.hypothesis.inner_test._hypothesis_internal_add_digest = digest
-    with _shrink_budget(shrink_seconds):
+    with shrink_budget(shrink_seconds):
         test()
 
 
