@@ -68,21 +68,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    from oracles.modes.cache import use_cache_root
+def _runs_tests(config: pytest.Config) -> bool:
+    """This process runs tests: an xdist worker, or a run without workers."""
+    return hasattr(config, "workerinput") or config.getoption("dist", "no") == "no"
 
+
+def pytest_configure(config: pytest.Config) -> None:
     batch_size = config.getoption("--batch-size")
     if batch_size is not None and batch_size < 1:
         raise pytest.UsageError(f"--batch-size must be at least 1, got {batch_size}")
+    if _runs_tests(config):
+        _use_caches(config)
+    # A misspelt --modes or a malformed spec file stops the run here.
+    if config.getoption("--modes"):
+        _modes(config)
+    if config.getoption("--specs"):
+        _specs(config)
+
+
+def _use_caches(config: pytest.Config) -> None:
+    from oracles.modes.cache import use_cache_root
+
     if config.getoption("--fresh-caches"):
         folder = Path(tempfile.mkdtemp(prefix="conformance-inductor-"))
         config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
     else:
         folder = Path(__file__).parent / ".cache" / "inductor"
     use_cache_root(folder)
-    _modes(config)  # a misspelt --modes stops the run here
-    if config.getoption("--specs"):
-        _specs(config)  # and so does a malformed spec file
 
 
 def _modes(config: pytest.Config, spec=None, check: str | None = None) -> list[str]:

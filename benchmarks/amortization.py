@@ -45,8 +45,8 @@ from oracles.checks.compiled import check_compiled
 from oracles.checks.fake import check_fake
 from oracles.core.findings import CheckFailure
 from oracles.core.signature import batch_signature, bind, signature_of
-from oracles.modes import COMPILED, INDUCTOR
 from oracles.modes.cache import compiled_programs, use_cache_root
+from oracles.modes.compiled import COMPILED, INDUCTOR
 from oracles.modes.programs import of_buffers
 from oracles.runner.loading import load_specs
 from oracles.runner.property import BATCH_SIZE, run_property

@@ -124,7 +124,7 @@ def explore(
 
 
 def _mode(name: str):
-    from oracles.modes import COMPILED
+    from oracles.modes.compiled import COMPILED
 
     return COMPILED[name]
 

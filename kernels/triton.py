@@ -3,7 +3,7 @@
 With a GPU a Triton kernel enters as ``torch.library.triton_op``: its launch
 calls the kernel through ``wrap_triton`` (``launcher``), so Inductor sees into it. In
 Triton's interpreter (no GPU: ``TRITON_INTERPRET=1``, which the suite's
-entry points set with ``interpret_by_default``) ``wrap_triton`` would run the interpreted kernel on
+entry points set, see ``kernels.interpreter``) ``wrap_triton`` would run the interpreted kernel on
 FakeTensors under ``torch.compile``, which fails ("Cannot access data pointer
 of Tensor"), so there the same launch enters as an opaque custom op with its
 own fake. The kernel, its launch and its Cases are the same on both paths.
@@ -17,17 +17,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import torch
-
-
-def interpret_by_default() -> None:
-    """Run Triton kernels in Triton's interpreter where no GPU can run them.
-
-    Triton reads ``TRITON_INTERPRET`` as it defines its kernels, its own
-    library's included, and torch's compiler imports Triton as it loads: so
-    the suite's entry points (``suites``, ``benchmarks``) call this before
-    anything imports torch's compiler."""
-    if not torch.cuda.is_available():
-        os.environ.setdefault("TRITON_INTERPRET", "1")
 
 
 def unavailable() -> str | None:

@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from oracles.runner.replay import Replay, shown
-
 
 def running_file(folder: Path, worker: str | None = None) -> Path:
     """Where this process (or ``worker``) keeps the Case it is running."""
@@ -33,6 +31,9 @@ class CrashReport:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched) -> None:
+        # Here, not at start-up: the suite's code loads torch's compiler.
+        from oracles.runner.replay import Replay, shown
+
         worker = report.node.gateway.id
         running = running_file(self.folder, worker)
         case, rerun = "a Case it did not record", ""

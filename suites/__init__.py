@@ -1,7 +1,7 @@
 """The conformance tests, the catalog and the zoo, the profiles' policy and
 the lint's command line: the suite's entry points."""
 
-from kernels.triton import interpret_by_default
+from kernels.interpreter import interpret_by_default
 
 # Before anything imports torch's compiler, which imports Triton.
 interpret_by_default()

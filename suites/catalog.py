@@ -15,7 +15,7 @@ from types import ModuleType
 
 import families
 from oracles.core.spec import Spec
-from oracles.modes import Compiled
+from oracles.modes.compiled import Compiled
 from oracles.runner.loading import validate
 
 

@@ -74,7 +74,7 @@ def selected_modes(
     ``option`` names (``--modes``), else the profile's, narrowed by the spec's
     family tags and for the check; an injected compiler fault only where
     ``option`` names it."""
-    from oracles.modes import COMPILED
+    from oracles.modes.compiled import COMPILED
     from suites.catalog import fault_modes, tag_modes
 
     profile = settings.get_current_profile_name()

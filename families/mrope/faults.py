@@ -22,7 +22,7 @@ import torch
 from torch._inductor import config as inductor_config
 from torch._inductor.custom_graph_pass import CustomGraphPass
 
-from oracles.modes import Compiled
+from oracles.modes.compiled import Compiled
 
 
 class ShiftedSliceScatter(CustomGraphPass):

@@ -19,7 +19,7 @@ from oracles.core.case import Case
 from oracles.core.findings import ConformanceFailure, Finding
 from oracles.core.signature import BatchSignature
 from oracles.core.spec import Spec
-from oracles.modes import EAGER
+from oracles.modes.eager import EAGER
 from oracles.modes.mode import Mode
 
 if TYPE_CHECKING:

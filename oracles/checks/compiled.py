@@ -24,8 +24,9 @@ from oracles.core.verdicts import (
     OUT_ARGUMENT,
     STAGE,
 )
-from oracles.modes import COMPILED as COMPILED_MODES
-from oracles.modes import INDUCTOR, Compiled, Mode
+from oracles.modes.compiled import COMPILED as COMPILED_MODES
+from oracles.modes.compiled import INDUCTOR, Compiled
+from oracles.modes.mode import Mode
 from oracles.triage import faults
 from oracles.triage.engine import Situation, triage
 from oracles.triage.stage import stage_at_fault

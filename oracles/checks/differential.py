@@ -30,7 +30,8 @@ from oracles.core.verdicts import (
     SIZE_1_STRIDES,
     VALUES,
 )
-from oracles.modes import AOT_EAGER, EAGER, Compiled
+from oracles.modes.compiled import AOT_EAGER, Compiled
+from oracles.modes.eager import EAGER
 from oracles.modes.mode import IN_PROGRAM, Run
 from oracles.modes.programs import around
 

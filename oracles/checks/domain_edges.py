@@ -11,7 +11,7 @@ from oracles.core.domain import edge_cases
 from oracles.core.findings import Finding, error_text
 from oracles.core.spec import Spec
 from oracles.core.verdicts import DOMAIN_EDGE
-from oracles.modes import EAGER
+from oracles.modes.eager import EAGER
 
 
 def check_domain_edges(spec: Spec, case: Case) -> list[Finding]:

@@ -13,8 +13,8 @@ from oracles.core.findings import Finding, error_text
 from oracles.core.schema import python_fake, structure_problem
 from oracles.core.spec import Spec
 from oracles.core.verdicts import ALIASING, CRASH, FAKE, METADATA, OUTPUTS, SIZE_1_STRIDES
-from oracles.modes import EAGER
-from oracles.modes import FAKE as FAKE_MODE
+from oracles.modes.eager import EAGER
+from oracles.modes.fake import FAKE as FAKE_MODE
 from oracles.modes.fake import fake_result
 
 

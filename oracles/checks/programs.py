@@ -24,8 +24,9 @@ from oracles.core.verdicts import (
     INTERMEDIATE_STRIDES,
     PROGRAM,
 )
-from oracles.modes import COMPILED as COMPILED_MODES
-from oracles.modes import INDUCTOR, Compiled, Mode
+from oracles.modes.compiled import COMPILED as COMPILED_MODES
+from oracles.modes.compiled import INDUCTOR, Compiled
+from oracles.modes.mode import Mode
 from oracles.strategies.legality import expected_refusal
 from oracles.strategies.programs import program_cases
 from oracles.strategies.shrink import minimize

@@ -13,7 +13,7 @@ from oracles.core.case import Case
 from oracles.core.findings import Finding
 from oracles.core.spec import Spec
 from oracles.core.verdicts import CRASH, OUTPUTS, VALUES
-from oracles.modes import EAGER
+from oracles.modes.eager import EAGER
 
 
 def check_reference(spec: Spec, case: Case) -> list[Finding]:

@@ -18,7 +18,9 @@ from oracles.core.case import Case, View
 from oracles.core.findings import ConformanceFailure, Finding
 from oracles.core.spec import Spec
 from oracles.core.verdicts import CRASH, SCHEMA, WRITES
-from oracles.modes import EAGER, FAKE, Mode
+from oracles.modes.eager import EAGER
+from oracles.modes.fake import FAKE
+from oracles.modes.mode import Mode
 from oracles.strategies.sampling import sample
 
 # Cases a failing schema check samples to tell whether aliasing depends on the Case.

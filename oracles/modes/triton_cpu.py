@@ -9,7 +9,7 @@ of its reach.
 Triton reads ``TRITON_INTERPRET`` when a ``@triton.jit`` function is
 defined, its own library's included, so it must be set before ``triton`` is
 imported (Inductor imports it): the suite's entry points set it on machines
-without CUDA (``kernels.triton.interpret_by_default``), and ``unavailable``
+without CUDA (``kernels.interpreter``), and ``unavailable``
 says so where it is off.
 
 One shim makes it work: torch hashes the active Triton backend into its

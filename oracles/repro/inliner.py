@@ -10,7 +10,7 @@ import types
 from collections.abc import Iterable
 from typing import Any
 
-from oracles.modes.cache import _filled
+from oracles.modes.cache import filled
 from oracles.repro.source import (
     Unrecoverable,
     class_names,
@@ -182,7 +182,7 @@ class Inliner:
             tree = ast.parse(text)
             scope = dict(fn.__globals__)
             for var, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True):
-                if _filled(cell):
+                if filled(cell):
                     scope[var] = cell.cell_contents
             used = (loaded_names(tree) & global_names(fn)) - {name}
             mapping = self._resolve(used, scope, where, depth + 1, tree)

@@ -24,8 +24,9 @@ from oracles.core.case import Case
 from oracles.core.program import Program
 from oracles.core.signature import batch_signature
 from oracles.core.spec import Spec, SpecError
-from oracles.modes import COMPILED, INDUCTOR, Compiled, scale_op
-from oracles.modes.cache import settings_of
+from oracles.modes import scale_op
+from oracles.modes.compiled import COMPILED, INDUCTOR, Compiled
+from oracles.modes.compiled_program import settings_of
 from oracles.repro.cases import ALLOCATE, arguments_function, cases_table
 from oracles.repro.inliner import Inliner, join
 from oracles.repro.loading import fake_registration, op_loading
@@ -222,7 +223,7 @@ def render_repro(
 
 
 def compile_settings(mode: Compiled) -> str:
-    """The suite's compile settings (``oracles.modes.cache.COMPILE_SETTINGS``)
+    """The suite's compile settings (``oracles.modes.compiled_program.COMPILE_SETTINGS``)
     with what the Mode changes, as a script sets them."""
     patches = settings_of(mode)
     lines = [

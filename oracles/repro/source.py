@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from oracles.modes.cache import _filled
+from oracles.modes.cache import filled
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 
@@ -295,6 +295,6 @@ def unwrap_user_function(fn: Any) -> types.FunctionType | None:
             queue += [
                 cell.cell_contents
                 for cell in candidate.__closure__ or ()
-                if _filled(cell) and callable(cell.cell_contents)
+                if filled(cell) and callable(cell.cell_contents)
             ]
     return None

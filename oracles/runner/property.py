@@ -44,7 +44,8 @@ from oracles.core.case import Case, CaseError
 from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
 from oracles.core.signature import batch_signature
 from oracles.core.spec import Spec, SpecError, Unavailable
-from oracles.modes import INDUCTOR, Compiled, Mode
+from oracles.modes.compiled import INDUCTOR, Compiled
+from oracles.modes.mode import Mode
 from oracles.repro.script import write_repro
 from oracles.runner.budgets import SHRINK_SECONDS, check_settings, shrink_budget
 from oracles.runner.replay import Replay, ReproOptions, shown

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from oracles.core.findings import Finding
 from oracles.core.spec import Spec
 from oracles.core.verdicts import STAGE
-from oracles.modes import STAGES, Compiled
+from oracles.modes.compiled import STAGES, Compiled
 
 
 def stage_at_fault(

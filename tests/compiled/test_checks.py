@@ -19,7 +19,7 @@ from oracles.checks.schema import case_dependent_aliasing, check_schema
 from oracles.core.case import Buffer, Case, View
 from oracles.core.findings import Finding, error_text
 from oracles.core.spec import Spec
-from oracles.modes import FAKE
+from oracles.modes.fake import FAKE
 from oracles.runner.property import run_property
 from tests.zoo_helpers import needs_kernels
 

@@ -36,8 +36,8 @@ from oracles.core.case import Buffer, Case, View
 from oracles.core.findings import Finding
 from oracles.core.signature import batch_signature
 from oracles.core.spec import Spec
-from oracles.modes import INDUCTOR
 from oracles.modes.cache import compiled_programs, use_cache_root
+from oracles.modes.compiled import INDUCTOR
 from oracles.triage.engine import Situation, triage
 from oracles.triage.faults import FAULTS, KNOWN_FAULTS
 from oracles.triage.stage import stage_at_fault

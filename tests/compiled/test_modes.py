@@ -18,9 +18,10 @@ from oracles.checks.compiled import check_compiled
 from oracles.core.case import Buffer, Case, View
 from oracles.core.signature import batch_signature
 from oracles.core.spec import Spec
-from oracles.modes import COMPILED, INDUCTOR, STAGES, triton_cpu
-from oracles.modes import cache as compile_module
+from oracles.modes import compiled_program as compile_module
+from oracles.modes import triton_cpu
 from oracles.modes.cache import use_cache_root
+from oracles.modes.compiled import COMPILED, INDUCTOR, STAGES
 from oracles.strategies.sampling import sample
 from tests.zoo_helpers import needs_kernels, zoo_spec
 

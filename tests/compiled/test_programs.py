@@ -21,7 +21,8 @@ from oracles.core.case import Buffer, Case, View
 from oracles.core.findings import CheckFailure, Finding
 from oracles.core.program import Program, Step
 from oracles.core.spec import Spec
-from oracles.modes import EAGER, INDUCTOR
+from oracles.modes.compiled import INDUCTOR
+from oracles.modes.eager import EAGER
 from oracles.modes.mode import IN_PROGRAM
 from oracles.repro.script import write_repro
 from oracles.runner import property as properties

@@ -14,7 +14,7 @@ from oracles.core.case import Case
 from oracles.core.program import STEPS
 from oracles.core.verdicts import VERDICTS
 from oracles.core.views import VIEW_OPS, apply_view_ops, view_expression, view_ranks
-from oracles.modes import COMPILED
+from oracles.modes.compiled import COMPILED
 from oracles.triage.engine import UPSTREAM, Situation
 from oracles.triage.faults import FAULTS, KNOWN_FAULTS, FaultEntryError, _fault
 from suites.catalog import tag_modes

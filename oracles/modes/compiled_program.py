@@ -1,0 +1,232 @@
+"""A compiled program that cannot pass vacuously.
+
+A CompiledProgram is compiled with ``fullgraph=True`` through a backend that
+counts the graphs Dynamo hands to Inductor and whether the op is in them,
+and wraps each compiled graph to count its runs: a call that ran no Inductor
+graph ran eagerly. A call that compiled is run again on restored inputs, the
+compiled graph under a dispatch mode that counts the op's real calls in it
+(calls made while tracing never count; the count does not depend on what a
+profiler of some release records); later calls of the same graph run the
+same code, so they skip the counting's cost. Recompiles are counted, and
+hitting Dynamo's recompile limit fails loudly instead of falling back to
+eager.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import os
+import types
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import torch
+from torch._dynamo.backends.registry import lookup_backend
+from torch._inductor.compile_fx import compile_fx
+from torch.utils._python_dispatch import TorchDispatchMode
+
+if TYPE_CHECKING:
+    from oracles.modes.compiled import Compiled
+
+
+# The settings every compiled run patches, as (config module, key, value); a
+# Mode's own patch of Inductor's config comes on top, and repro scripts set
+# the same. size_asserts turns a wrong fake into an error rather than wrong
+# values (unless the Mode turns it off). torch raises on an undeclared output
+# alias of a custom op only where the CI variable is set: the verdict must not
+# depend on that, and the schema check reports it. Duck sizing would guard on
+# equal sizes. Dynamo fails loudly at 16 recompiles of one program instead of
+# falling back to eager; every program has its own code object, so the
+# process-wide total is left to grow with the number of programs.
+INDUCTOR_CONFIG = "torch._inductor.config"
+RECOMPILE_LIMIT = 16
+COMPILE_SETTINGS: tuple[tuple[str, str, Any], ...] = (
+    (INDUCTOR_CONFIG, "size_asserts", True),
+    ("torch._functorch.config", "error_on_custom_op_aliasing", False),
+    ("torch.fx.experimental._config", "use_duck_shape", False),
+    ("torch._dynamo.config", "recompile_limit", RECOMPILE_LIMIT),
+    ("torch._dynamo.config", "accumulated_recompile_limit", 1_000_000),
+    ("torch._dynamo.config", "fail_on_recompile_limit_hit", True),
+)
+
+
+def settings_of(mode: Compiled) -> dict[str, dict[str, Any]]:
+    """What a compiled run of ``mode`` patches, by config module."""
+    patches: dict[str, dict[str, Any]] = {}
+    for module, key, value in COMPILE_SETTINGS:
+        patches.setdefault(module, {})[key] = value
+    patches[INDUCTOR_CONFIG].update(mode.config)
+    return patches
+
+
+class OpCalls(TorchDispatchMode):
+    """Counts the calls of one op that reach the dispatcher, directly or as
+    the op a higher-order operator runs (``auto_functionalized(op, ...)``)."""
+
+    supports_higher_order_operators = True
+
+    def __init__(self, op: torch._ops.OpOverload | None):
+        super().__init__()
+        self.op = op
+        self.count = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func == self.op or any(a is self.op for a in (*args, *kwargs.values())):
+            self.count += 1
+        return func(*args, **kwargs)
+
+
+@dataclasses.dataclass
+class CompiledCall:
+    """The evidence of one call: what compiled and what really ran."""
+
+    compiled: bool  # this call compiled (a new Signature, or a recompile)
+    recompiled_on_rerun: bool
+    graph_runs: int  # Inductor graphs that ran
+    kernel_calls: int | None  # the op's real calls in the graph that ran (None: no op)
+
+
+class CompiledProgram:
+    """A program compiled once in a compiled Mode, then reused for every call.
+
+    With ``dynamic=True`` int inputs and tensor sizes are symbolic, so one
+    compile serves many sizes (sizes 0 and 1 still specialize).
+    """
+
+    def __init__(
+        self,
+        program: Callable[..., Any],
+        op: torch._ops.OpOverload | None,
+        cache_dir: Path,
+        mode: Compiled,
+        dynamic: bool = False,
+    ):
+        self.op = op
+        self.mode = mode
+        self.cache_dir = cache_dir
+        self.compiles = 0
+        self.op_in_graph = False
+        self.graph_calls = 0
+        self._graph_runs = 0
+        self._last_graph: int | None = None
+        self._kernel_calls: dict[int, int] = {}  # per compiled graph, counted in it
+        self._counting: OpCalls | None = None
+        # Dynamo keeps compiled code per code object: a copy of it gives this
+        # program its own cache and recompile limit.
+        own = types.FunctionType(
+            program.__code__.replace(),
+            program.__globals__,
+            program.__name__,
+            program.__defaults__,
+            program.__closure__,
+        )
+        self._compiled = torch.compile(own, backend=self._backend, fullgraph=True, dynamic=dynamic)
+
+    def _backend(self, gm: torch.fx.GraphModule, example_inputs: list) -> Callable:
+        self.compiles += 1
+        for node in gm.graph.nodes:
+            if node.op in ("call_function", "call_method"):
+                self.graph_calls += 1
+                if self.op is not None and node.target in (self.op, self.op.overloadpacket):
+                    self.op_in_graph = True
+        compiled: Callable[..., Any] = (
+            compile_fx(gm, example_inputs)  # type: ignore[assignment]
+            if self.mode.backend == "inductor"
+            else lookup_backend(self.mode.backend)(gm, example_inputs)
+        )
+        graph = self.compiles
+
+        def run(*args: Any) -> Any:
+            self._graph_runs += 1
+            self._last_graph = graph
+            if self._counting is None:
+                return compiled(*args)
+            # Inside the graph, not around the program: with a dispatch mode
+            # active, Dynamo would not run the compiled frame at all.
+            with self._counting:
+                return compiled(*args)
+
+        return run
+
+    @contextmanager
+    def _settings(self) -> Iterator[None]:
+        previous = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(self.cache_dir)
+        try:
+            with contextlib.ExitStack() as stack:
+                stack.enter_context(self.mode.settings())
+                for module, patch in settings_of(self.mode).items():
+                    stack.enter_context(importlib.import_module(module).patch(patch))
+                yield
+        finally:
+            if previous is None:
+                os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+            else:
+                os.environ["TORCHINDUCTOR_CACHE_DIR"] = previous
+
+    def _kernel_calls_of(self, inputs: tuple) -> tuple[Any, int]:
+        """Run, counting in the compiled graph: the result and the op's real calls."""
+        self._counting = OpCalls(self.op)
+        try:
+            result = self._compiled(*inputs)
+        finally:
+            calls, self._counting = self._counting.count, None
+        return result, calls
+
+    def __call__(
+        self, *inputs: Any, pristine: Sequence[torch.Tensor] | None = None
+    ) -> tuple[Any, CompiledCall]:
+        """Call the program; ``pristine`` holds copies of the tensor inputs as
+        they are now (the caller's snapshot), else they are copied here."""
+        if pristine is None:
+            pristine = [t.clone() for t in inputs if isinstance(t, torch.Tensor)]
+        with self._settings():
+            before, runs = self.compiles, self._graph_runs
+            self._last_graph = None
+            result = self._compiled(*inputs)
+            compiled = self.compiles != before
+            recompiled = False
+            if compiled:
+                # Compiling traced the op on fake tensors: run again on the
+                # inputs as they were, counting the op's real calls.
+                tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
+                for tensor, original in zip(tensors, pristine, strict=True):
+                    tensor.copy_(original)
+                before, runs = self.compiles, self._graph_runs
+                self._last_graph = None
+                result, calls = self._kernel_calls_of(inputs)
+                recompiled = self.compiles != before
+                if self._last_graph is not None:
+                    self._kernel_calls[self._last_graph] = calls
+        kernel_calls = None
+        if self.op is not None:
+            ran = self._last_graph
+            kernel_calls = 0 if ran is None else self._kernel_calls.get(ran, 0)
+        return result, CompiledCall(compiled, recompiled, self._graph_runs - runs, kernel_calls)
+
+    def vacuity(self, call: CompiledCall) -> str | None:
+        """Why ``call`` proves nothing, or None if it is a real compiled run."""
+        if self.compiles == 0:
+            return f"nothing was compiled: Dynamo handed no graph to {self.mode.name}"
+        if call.recompiled_on_rerun:
+            return "Dynamo recompiled on the second call with the same inputs"
+        if self.graph_calls == 0:
+            return "the compiled graph holds no operation: the program ran nothing"
+        if call.graph_runs == 0:
+            return f"no graph compiled by {self.mode.name} ran: Dynamo ran the program eagerly"
+        if self.op is None:
+            return None
+        if not self.op_in_graph:
+            return f"{self.op} is not in the graph Dynamo compiled"
+        if not call.kernel_calls:
+            return (
+                f"{self.op} never ran in the program compiled by {self.mode.name}: the compiler "
+                "eliminated it (an op with no declared output or write looks "
+                "dead to it)"
+            )
+        return None
