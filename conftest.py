@@ -29,6 +29,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "built-in catalog (repeatable)",
     )
     parser.addoption(
+        "--spec",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only the spec of this exact name (repeatable); -k NAME also selects "
+        "every spec whose name contains NAME",
+    )
+    parser.addoption(
         "--batch-size",
         type=int,
         default=None,
@@ -82,7 +90,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # A misspelt --modes or a malformed spec file stops the run here.
     if config.getoption("--modes"):
         _modes(config)
-    if config.getoption("--specs"):
+    if config.getoption("--specs") or config.getoption("--spec"):
         _specs(config)
 
 
@@ -116,7 +124,12 @@ def _specs(config: pytest.Config) -> list:
             specs = [s for t in targets for s in load_specs(t)] if targets else builtin_specs()
         except SpecError as error:
             raise pytest.UsageError(f"--specs: {error}") from error
-        config.stash[_SPECS] = specs
+        names = config.getoption("--spec")
+        unknown = sorted(set(names) - {s.name for s in specs})
+        if unknown:
+            known = ", ".join(sorted(s.name for s in specs))
+            raise pytest.UsageError(f"--spec: no spec {', '.join(unknown)}; the specs are {known}")
+        config.stash[_SPECS] = [s for s in specs if not names or s.name in names]
     return config.stash[_SPECS]
 
 

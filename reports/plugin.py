@@ -146,6 +146,7 @@ def record(report: pytest.TestReport) -> dict:
         "outcome": report.outcome,
         "duration_s": round(report.duration, 3),
         "cases": known.get("cases"),
+        "not_judgeable": known.get("not_judgeable", 0),
         "findings": [v for k, v in report.user_properties if k == "finding"],
     }
     for key in ("reproduces", "about"):  # a known fault's record
@@ -175,10 +176,13 @@ def skip_reason(report: pytest.TestReport) -> str:
 
 def run_metadata(wall_s: float) -> dict:
     """What a run's report says of the run: the releases it ran on, its
-    Hypothesis profile, its checks and its wall time."""
+    Hypothesis profile, its checks, what Triton's interpreter gets wrong here
+    (where it runs) and its wall time."""
     import torch
 
     from oracles.checks import CHECKS
+    from oracles.modes.interpreter import active, faults
+    from oracles.runner.property import RUNNER_VERDICTS
 
     try:
         import triton
@@ -190,7 +194,7 @@ def run_metadata(wall_s: float) -> dict:
         check.name: {
             "compares": check.compares,
             "modes": [mode.name for mode in check.modes],
-            "verdicts": list(check.verdicts),
+            "verdicts": [*check.verdicts, *RUNNER_VERDICTS],
         }
         for check in CHECKS.values()
     }
@@ -204,6 +208,7 @@ def run_metadata(wall_s: float) -> dict:
         "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "wall_s": round(wall_s, 1),
         "checks": checks,
+        "triton_interpreter": [str(f) for f in faults()] if triton_version and active() else None,
     }
 
 

@@ -72,6 +72,8 @@ def _run(
         failure = error
     finally:
         request.node.user_properties.append(("cases", tally.cases))
+        if tally.not_judgeable:
+            request.node.user_properties.append(("not_judgeable", tally.not_judgeable))
     if failure is not None:
         request.node.user_properties += [("failure", reproduction(f)) for f in failure.failures]
         # The report says all there is: the suite's own stack would bury it.

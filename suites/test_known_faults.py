@@ -10,7 +10,6 @@ matrix shows where each one does.
 from __future__ import annotations
 
 import pytest
-import torch
 
 from oracles.triage.faults import KNOWN_FAULTS, KnownFault
 
@@ -23,7 +22,7 @@ def disagreement(fault: KnownFault, reproduces: bool) -> str | None:
     return (
         f"the known fault {fault.name!r} "
         + ("reproduces" if reproduces else "does not reproduce")
-        + f" on torch {torch.__version__}, but its entry lists {listed}: update its "
+        + f" on {fault.tool} {fault.version}, but its entry lists {listed}: update its "
         f"releases in upstream/known_faults.json (repro: {fault.repro})"
     )
 

@@ -142,8 +142,8 @@ class Program:
     def source(self, name: str = "program") -> str:
         """The program as a Python function ``name(op, **args)``."""
         unpack = [f"{n} = args[{n!r}]" for n in self.inputs]
-        returned = ", ".join(self.names()[i] for i in self.returns)
-        body = [*unpack, *self.lines(), f"return ({returned},)"]
+        returned = "".join(f"{self.names()[i]}, " for i in self.returns).rstrip()
+        body = [*unpack, *self.lines(), f"return ({returned})"]
         return f"def {name}(op, **args):\n" + "".join(f"    {line}\n" for line in body)
 
     def kinds(self) -> tuple[str, ...]:

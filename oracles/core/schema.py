@@ -77,3 +77,21 @@ def fake_source(op: torch._ops.OpOverload) -> str | None:
     if can_generate_trivial_fake_impl(op):
         return "the trivial fake torch makes for a mutating op that returns nothing"
     return None
+
+
+def functionalization_problem(op: torch._ops.OpOverload) -> str | None:
+    """Why torch.compile cannot functionalize ``op`` (a mutating op without a
+    functional form it can derive), or None."""
+    from torch._higher_order_ops.auto_functionalize import can_auto_functionalize
+
+    schema = op._schema
+    if not schema.is_mutable or can_auto_functionalize(op):
+        return None
+    if torch._C._dispatch_has_kernel_for_dispatch_key(schema.name, "Functionalize"):
+        return None
+    aliased = [str(r.type) for r in schema.returns if r.alias_info is not None]
+    why = "its returns alias its written arguments" if aliased else "auto_functionalize refuses it"
+    return (
+        f"torch.compile cannot functionalize this mutating op ({why}): return () and let "
+        "callers read the arguments it writes, or return fresh tensors"
+    )

@@ -39,6 +39,8 @@ OUT_ARGUMENT = "out argument"
 DOMAIN_EDGE = "domain edge"
 
 # What the suite says of its own runs.
+# A Finding a tool the suite runs (Triton's interpreter) explains: no verdict here.
+NOT_JUDGEABLE = "not judgeable here"
 # The compiled run proves nothing: no verdict.
 HARNESS = "harness"
 # The compiler refuses the program by design.

@@ -30,13 +30,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import torch
-from torch._higher_order_ops.auto_functionalize import can_auto_functionalize
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 from oracles.checks.fake import check_fake
 from oracles.comparisons.outputs import schema_aliasing
 from oracles.core.findings import Finding, error_text
-from oracles.core.schema import fake_source, structure_problem
+from oracles.core.schema import fake_source, functionalization_problem, structure_problem
 from oracles.core.spec import Spec
 from oracles.core.verdicts import (
     FAKE_ALIAS,
@@ -151,20 +150,8 @@ def _judge_return(op: torch._ops.OpOverload, value: Any, args: dict[str, Any]) -
 
 
 def _schema_problems(op: torch._ops.OpOverload) -> list[Finding]:
-    schema = op._schema
-    if not schema.is_mutable or can_auto_functionalize(op):
-        return []
-    if torch._C._dispatch_has_kernel_for_dispatch_key(schema.name, "Functionalize"):
-        return []
-    aliased = [str(r.type) for r in schema.returns if r.alias_info is not None]
-    why = "its returns alias its written arguments" if aliased else "auto_functionalize refuses it"
-    return [
-        Finding(
-            UNCOMPILABLE,
-            f"torch.compile cannot functionalize this mutating op ({why}): return () and let "
-            "callers read the arguments it writes, or return fresh tensors",
-        )
-    ]
+    problem = functionalization_problem(op)
+    return [] if problem is None else [Finding(UNCOMPILABLE, problem)]
 
 
 def _against_kernel(op: torch._ops.OpOverload, spec: Spec) -> tuple[int, list[Finding]]:

@@ -44,16 +44,21 @@ from oracles.core.case import Case, CaseError
 from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
 from oracles.core.signature import batch_signature
 from oracles.core.spec import Spec, SpecError, Unavailable
+from oracles.core.verdicts import NOT_JUDGEABLE
 from oracles.modes.compiled import INDUCTOR, Compiled
+from oracles.modes.interpreter import launches
 from oracles.modes.mode import Mode
 from oracles.repro.script import write_repro
 from oracles.runner.budgets import SHRINK_SECONDS, check_settings, shrink_budget
 from oracles.runner.replay import Replay, ReproOptions, shown
 from oracles.strategies.batches import derived_batches
+from oracles.triage.interpreter import not_judgeable
 
 if sys.version_info < (3, 11):
     from exceptiongroup import BaseExceptionGroup
 
+# The Verdicts the runner itself may give, whatever the check.
+RUNNER_VERDICTS = (NOT_JUDGEABLE,)
 # Cases per compiled program in the compiled check.
 BATCH_SIZE = 10
 # Searches for distinct kinds of failure, each passing the kinds found before.
@@ -83,6 +88,7 @@ class Tally:
     """What a property run did, for its report."""
 
     cases: int = 0  # Cases judged, shrinking's included
+    not_judgeable: int = 0  # of them, Cases whose values a tool the suite runs got wrong
 
 
 def run_property(
@@ -137,10 +143,14 @@ def run_property(
                         f" (Case {index + 1} of a batch of {len(cases)} sharing one "
                         "program compiled with dynamic shapes)"
                     )
-                findings = the_check.judge(spec, case, batch, the_mode)
+                with launches() as launched:
+                    findings = the_check.judge(spec, case, batch, the_mode)
+                if launched():
+                    findings = not_judgeable(findings, case)
                 if tally is not None:
                     tally.cases += 1
-                undeclared = {f.verdict for f in findings} - set(the_check.verdicts)
+                    tally.not_judgeable += any(f.verdict == NOT_JUDGEABLE for f in findings)
+                undeclared = {f.verdict for f in findings} - {*the_check.verdicts, *RUNNER_VERDICTS}
                 if undeclared:  # the suite's own mistake: its reports list each check's verdicts
                     raise RuntimeError(f"the {check} check gave undeclared verdicts {undeclared}")
                 for finding in findings:
@@ -163,23 +173,46 @@ def run_property(
                             bool(batch),
                         )
 
-        failures: list[ConformanceFailure] = []
-        # Hypothesis looks for other bugs only briefly after the first: each
-        # further search passes the kinds already found, to find the others.
-        for search in range(1 if replay is not None else SEARCHES):
+        def searched(search: int, shrink: float, explicit: bool = True) -> list[ConformanceFailure]:
+            """The failures one search finds (none: it passed)."""
             try:
                 if replay is not None:
                     prop(list(replay.cases))
                 else:
-                    budget = shrink_seconds if search == 0 else shrink_seconds / 4
-                    _search(spec, the_check, the_mode, prop, base, batch_size, budget, search)
+                    _search(
+                        spec, the_check, the_mode, prop, base, batch_size, shrink, search, explicit
+                    )
             except CaseError as error:
                 raise SpecError(f"spec {spec.name!r}: {error}") from None
             except (ConformanceFailure, BaseExceptionGroup) as error:
-                failures += _failures(error)
-                found.update(failure.kind for failure in failures)
+                return _failures(error)
+            return []
+
+        failures: list[ConformanceFailure] = []
+        # Hypothesis looks for other bugs only briefly after the first: each
+        # further search passes the kinds already found, to find the others.
+        for search in range(1 if replay is not None else SEARCHES):
+            new = searched(search, shrink_seconds if search == 0 else shrink_seconds / 4)
+            failures += new
+            found.update(failure.kind for failure in new)
+            if not new:
+                break
+        # Hypothesis does not shrink an explicit example: a generated Case that
+        # fails the same way, shrunk, stands in for it where the search finds one.
+        for position, failure in enumerate(failures):
+            if replay is not None or failure.cases[failure.index] not in spec.examples:
                 continue
-            break
+            found.clear()
+            found.update(other.kind for other in failures if other.kind != failure.kind)
+            alike = [
+                f for f in searched(SEARCHES, shrink_seconds / 4, False) if f.kind == failure.kind
+            ]
+            if alike:
+                failures[position] = alike[0]
+            else:
+                failure.heading += (
+                    " (an explicit example of the spec; no generated Case fails alike)"
+                )
         if failures:
             for failure in failures:
                 if the_check.finish is not None:
@@ -194,7 +227,7 @@ def run_property(
             raise CheckFailure(failures) from None
 
 
-def _search(spec, check, mode, prop, base, batch_size, shrink_seconds, search) -> None:
+def _search(spec, check, mode, prop, base, batch_size, shrink_seconds, search, explicit) -> None:
     base = check_settings(base)
     batched = check.batched and batch_size > 1
     if search:  # the example database keeps the first search's failures
@@ -213,7 +246,7 @@ def _search(spec, check, mode, prop, base, batch_size, shrink_seconds, search) -
     words = check.words(mode, "_")
     prop.__name__ = prop.__qualname__ = f"{words}_check_of_{spec.name.replace('.', '_')}"
     test = given(cases=strategy)(prop)
-    for case in reversed(spec.examples if check.cases is None else ()):
+    for case in reversed(spec.examples if explicit and check.cases is None else ()):
         test = example(cases=[case])(test)
     # One example database entry per spec, check and Mode, not one for all; a
     # derandomized run draws by them too, not by this module's source.

@@ -22,6 +22,7 @@ is brought up to date; the reports record where each fault reproduces.
 from __future__ import annotations
 
 import dataclasses
+import importlib.metadata
 import math
 import subprocess
 import sys
@@ -107,17 +108,28 @@ def negative_zero(values: Iterable[Any]) -> bool:
 @dataclasses.dataclass(frozen=True)
 class KnownFault:
     name: str
-    releases: tuple[str, ...]  # torch version prefixes it affects, such as "2.13."
+    releases: tuple[str, ...]  # version prefixes of its tool it affects, such as "2.13."
     summary: str
     script: str  # its standalone reproduction: upstream/<script>.py
     upstream: tuple[str, ...]  # its upstream issues, as owner/repo#N
     fixes: tuple[str, ...]  # the upstream pull requests that fix it
     explains: frozenset[str]  # the Verdicts it produces
     when: frozenset[str]  # the FACTS of a Situation it needs to arise
-    witness: str  # one of WITNESSES: a run that avoids it
+    witness: str  # one of WITNESSES: a run that avoids it ("" where it explains nothing)
+    tool: str = "torch"  # whose fault: torch's, or Triton's (its interpreter)
 
-    def affects(self, version: str = torch.__version__) -> bool:
-        return version.startswith(self.releases)
+    def affects(self, version: str | None = None) -> bool:
+        return (version or self.version).startswith(self.releases)
+
+    @property
+    def version(self) -> str:
+        """The release of its tool in this environment ("" where it is not installed)."""
+        if self.tool == "torch":
+            return torch.__version__
+        try:
+            return importlib.metadata.version(self.tool)
+        except importlib.metadata.PackageNotFoundError:
+            return ""
 
     def applies(self, situation: Situation) -> bool:
         return self.when <= situation.facts()

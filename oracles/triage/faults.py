@@ -5,8 +5,11 @@ Each entry gives the fault's name and summary, the torch releases it
 affects (version prefixes), its script (``upstream/<script>.py``), its
 upstream issues and fixing pull requests, the Verdicts it explains, the
 facts of a Situation it needs (``when``, words of ``engine.FACTS``) and its
-witness (one of ``engine.WITNESSES``). A misspelt Verdict, fact or witness
-stops the import with the entry's name.
+witness (one of ``engine.WITNESSES``); ``tool`` says whose releases
+``releases`` are (``torch``, the default, or ``triton`` for its
+interpreter, whose faults are explained by its self-check instead, see
+``oracles.triage.interpreter``, so they explain no Verdict here). A misspelt
+Verdict, fact or witness stops the import with the entry's name.
 """
 
 from __future__ import annotations
@@ -32,11 +35,16 @@ def _fault(entry: dict) -> KnownFault:
         explains=frozenset(entry["explains"]),
         when=frozenset(entry["when"]),
         witness=entry["witness"],
+        tool=entry.get("tool", "torch"),
     )
     problems = [
         *(f"no Verdict {v!r}" for v in sorted(fault.explains - set(VERDICTS))),
         *(f"no fact {f!r}" for f in sorted(fault.when - FACTS)),
-        *([f"no witness {fault.witness!r}"] if fault.witness not in WITNESSES else []),
+        *(
+            [f"no witness {fault.witness!r}"]
+            if fault.witness not in WITNESSES and (fault.explains or fault.witness)
+            else []
+        ),
         *([f"no script {fault.repro}"] if not fault.path.is_file() else []),
     ]
     if problems:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from oracles.core.findings import Finding
+from oracles.core.schema import functionalization_problem
 from oracles.core.spec import Spec
 from oracles.core.verdicts import STAGE
 from oracles.modes.compiled import STAGES, Compiled
@@ -15,7 +16,18 @@ def stage_at_fault(
 ) -> Finding:
     """Which compiler stage first disagrees with eager, as
     ``torch._inductor.compiler_bisector`` would find by hand: ``compare(stage)``
-    compiles the failing Case again by each stage before ``mode``, in order."""
+    compiles the failing Case again by each stage before ``mode``, in order.
+    An op whose schema torch.compile cannot functionalize fails in every
+    stage from AOTAutograd on: that is the schema's fault, and said so."""
+    overload = spec.overload
+    problem = None if overload is None else functionalization_problem(overload)
+    if overload is not None and problem is not None:
+        return Finding(
+            STAGE,
+            f"no compiler stage is at fault, the op's schema `{overload._schema}` is: "
+            f"{problem} (the registry lint reports it as [uncompilable])",
+            blocking=False,
+        )
     for stage in STAGES:
         if stage.stage >= mode.stage:
             break

@@ -17,7 +17,8 @@ from oracles import checks
 from oracles.checks.reference import check_reference
 from oracles.checks.schema import case_dependent_aliasing, check_schema
 from oracles.core.case import Buffer, Case, View
-from oracles.core.findings import Finding, error_text
+from oracles.core.findings import CheckFailure, Finding, error_text
+from oracles.core.reference import Expectation, exact
 from oracles.core.spec import Spec
 from oracles.modes.fake import FAKE
 from oracles.runner.property import run_property
@@ -113,3 +114,62 @@ def test_a_dynamo_error_names_the_user_code_it_was_tracing():
         'File "oracles/case.py", line 152, in bind_views'
     )
     assert error_text(ValueError("one\n\ntwo\nthree\nfour")) == "ValueError: one / two / three"
+
+
+torch.library.define("conformance_check_tests::bump_", "(Tensor(a!) x) -> Tensor(a!)")
+
+
+@torch.library.impl("conformance_check_tests::bump_", "cpu")
+def _bump(x):
+    return x.mul_(2)
+
+
+@torch.library.register_fake("conformance_check_tests::bump_")
+def _bump_fake(x):
+    return x
+
+
+def test_a_schema_no_compiler_can_functionalize_is_blamed_on_the_schema():
+    cases = st.just(Case({"x": Buffer((3,), torch.float32)}, {"x": View("x")}))
+    spec = Spec("bump_", "conformance_check_tests::bump_", cases, None)
+    with pytest.raises(CheckFailure) as failed:
+        run_property(
+            spec, "compiled", settings(max_examples=1, database=None), "inductor", batch_size=1
+        )
+    report = failed.value.report()
+    assert "[compiled] the program compiled by inductor failed where eager ran" in report
+    assert "[stage] no compiler stage is at fault, the op's schema" in report
+    assert "(its returns alias its written arguments)" in report
+    assert "first compiler stage to disagree" not in report
+
+
+def _doubles(x):
+    return x * 2
+
+
+def _identity(x):
+    return Expectation(outputs=(exact(x),))
+
+
+def _row_cases(sizes):
+    return st.builds(
+        lambda n, seed: Case({"x": Buffer((n,), torch.float32)}, {"x": View("x")}, seed),
+        sizes,
+        st.integers(0, 9),
+    )
+
+
+def test_a_failing_explicit_example_gives_way_to_a_shrunk_case_that_fails_alike():
+    big = Case({"x": Buffer((37,), torch.float32)}, {"x": View("x")}, 1, label="big")
+    spec = Spec("doubles", _doubles, _row_cases(st.integers(1, 40)), _identity, examples=(big,))
+    with pytest.raises(CheckFailure) as failed:
+        run_property(spec, "reference", settings(max_examples=20, database=None))
+    [failure] = failed.value.failures
+    assert "x=float32[1]" in failure.heading and "[37]" not in failure.heading
+    # Where no generated Case fails alike, the explicit example is reported, and says so.
+    never = Spec("doubles", _doubles, _row_cases(st.just(0)), _identity, examples=(big,))
+    with pytest.raises(CheckFailure) as failed:
+        run_property(never, "reference", settings(max_examples=5, database=None))
+    [failure] = failed.value.failures
+    assert "big: x=float32[37]" in failure.heading
+    assert "(an explicit example of the spec; no generated Case fails alike)" in failure.heading

@@ -264,6 +264,23 @@ def test_drawn_programs_are_legal_in_eager() -> None:
                 assert ran.error is None, (case.program.source(), ran.error)
 
 
+def _raises_on_odd_rows(x: torch.Tensor) -> torch.Tensor:
+    if x.shape[0] % 2:
+        raise ValueError(f"odd rows: {x.shape[0]}")
+    return x * 2
+
+
+def test_an_op_that_raises_while_its_program_is_drawn_is_a_crash_finding() -> None:
+    spec = Spec("odd_rows", _raises_on_odd_rows, _scale_cases(views=((),)), None)
+    with pytest.raises(CheckFailure) as failed:
+        run_property(
+            spec, "programs", settings(max_examples=10, database=None), "inductor", shrink_seconds=5
+        )
+    report = failed.value.report()
+    assert "[crash] " in report and "raised in eager mode" in report
+    assert "ValueError: odd rows: 3" in report
+
+
 def test_internal_overlap() -> None:
     positions = torch.arange(8)
     assert internally_overlapping(positions.expand(2, 8))
@@ -348,6 +365,7 @@ def test_repro_script_of_a_drawn_program(tmp_path) -> None:
     case = dataclasses.replace(CORRECT_CASE, program=flip_add)
     script = write_repro(WHOLE, "programs", [case], 0, False, tmp_path / "repro.py")
     text = script.read_text()
+    assert text.startswith('# Reproduces the "programs (inductor)" check of spec')
     assert "v1 = x.flip((0,))" in text and "x.add_(v1)" in text
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     reproduces = known_faults.FAULTS["mirrored_read_after_write"].affects()

@@ -114,6 +114,15 @@ def test_k_selects_by_family_and_by_spec_name():
     assert "test_compiled[rope-rotary_embedding-inductor]" not in by_name
 
 
+def test_spec_selects_exactly_one_spec_by_name():
+    selected = _pytest("--spec", "rms_norm").stdout
+    assert "test_fake[norm-rms_norm]" in selected
+    assert "rms_norm_triton" not in selected and "fused_add_rms_norm" not in selected
+    unknown = _pytest("--spec", "rms_nrom")
+    assert unknown.returncode != 0
+    assert "--spec: no spec rms_nrom; the specs are " in unknown.stderr
+
+
 def test_k_selects_a_mode_and_profiles_choose_modes():
     triton = _pytest("-k", "inductor_triton").stdout
     assert "test_compiled[rope-rotary_embedding-inductor_triton]" in triton
