@@ -49,6 +49,7 @@ def _run(
         ["pytest", shlex.quote(request.node.nodeid)]
         + [shlex.quote(f"--specs={target}") for target in config.getoption("--specs")]
         + ([f"--modes={mode}"] if fault is not None else [])
+        + (["--skip-examples"] if config.getoption("--skip-examples") else [])
     )
     failure = None
     tally = Tally()
@@ -65,6 +66,7 @@ def _run(
             replay=replay,
             running=running_file(config.getoption("--repro-dir")),
             tally=tally,
+            examples=not config.getoption("--skip-examples"),
         )
     except Unavailable as error:
         pytest.skip(f"{spec.name}: {error}")

@@ -5,8 +5,9 @@ every Finding, which Hypothesis shrinks to a minimal Case. Failures with other
 blocking verdicts or on arguments of other ranks are distinct bugs to
 Hypothesis, each shrunk and reported on its own, so one run answers "did the
 fix work on 2-D and 4-D?". Shrinking stops after ``SHRINK_SECONDS``, since
-every step of a compiled check compiles. The spec's explicit examples always
-run first.
+every step of a compiled check compiles. The spec's explicit examples run
+first, and a failing one is reported as written (Hypothesis never shrinks
+one).
 
 A batched check's (the compiled check's) Hypothesis example is a batch of
 Cases sharing one compiled program (dynamic in what varies across the batch), drawn by the
@@ -103,6 +104,7 @@ def run_property(
     shrink_seconds: float = SHRINK_SECONDS,
     running: Path | None = None,
     tally: Tally | None = None,
+    examples: bool = True,
 ) -> None:
     """Run ``check`` on the spec's examples, then on generated Cases (or on
     the Cases of ``replay`` alone), in the check's Mode called ``mode`` (by
@@ -115,6 +117,7 @@ def run_property(
     1 compiles every Case on its own. ``running``: a file that holds, while
     each Case runs, a Replay of it, so a process killed by a kernel leaves
     word of the Case that killed it. ``tally`` counts the Cases judged.
+    ``examples`` False leaves out the spec's explicit examples.
     """
     the_check = CHECKS[check]
     the_mode = mode if isinstance(mode, Mode) else the_check.mode(mode)
@@ -173,14 +176,14 @@ def run_property(
                             bool(batch),
                         )
 
-        def searched(search: int, shrink: float, explicit: bool = True) -> list[ConformanceFailure]:
+        def searched(search: int, shrink: float) -> list[ConformanceFailure]:
             """The failures one search finds (none: it passed)."""
             try:
                 if replay is not None:
                     prop(list(replay.cases))
                 else:
                     _search(
-                        spec, the_check, the_mode, prop, base, batch_size, shrink, search, explicit
+                        spec, the_check, the_mode, prop, base, batch_size, shrink, search, examples
                     )
             except CaseError as error:
                 raise SpecError(f"spec {spec.name!r}: {error}") from None
@@ -197,21 +200,14 @@ def run_property(
             found.update(failure.kind for failure in new)
             if not new:
                 break
-        # Hypothesis does not shrink an explicit example: a generated Case that
-        # fails the same way, shrunk, stands in for it where the search finds one.
-        for position, failure in enumerate(failures):
-            if replay is not None or failure.cases[failure.index] not in spec.examples:
-                continue
-            found.clear()
-            found.update(other.kind for other in failures if other.kind != failure.kind)
-            alike = [
-                f for f in searched(SEARCHES, shrink_seconds / 4, False) if f.kind == failure.kind
-            ]
-            if alike:
-                failures[position] = alike[0]
-            else:
+        # Hypothesis never shrinks an explicit example: it is reported as the
+        # spec wrote it (often the very Case an upstream report names), with
+        # the way to a shrunk generated Case instead of a second search here.
+        for failure in failures:
+            if replay is None and failure.cases[failure.index] in spec.examples:
                 failure.heading += (
-                    " (an explicit example of the spec; no generated Case fails alike)"
+                    " (an explicit example of the spec, not shrunk: rerun with "
+                    "--skip-examples for a shrunk generated Case that fails alike)"
                 )
         if failures:
             for failure in failures:

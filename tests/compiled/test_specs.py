@@ -114,6 +114,13 @@ def test_k_selects_by_family_and_by_spec_name():
     assert "test_compiled[rope-rotary_embedding-inductor]" not in by_name
 
 
+def test_a_run_of_user_specs_runs_only_what_concerns_them():
+    user = _pytest(f"--specs={CHECKOUT / 'tests' / 'user_specs' / 'argument_specs.py'}").stdout
+    assert "test_fake[" in user
+    assert "test_known_fault" not in user and "NOTSET" not in user
+    assert "test_known_fault[dynamic_write_back]" in _pytest().stdout
+
+
 def test_spec_selects_exactly_one_spec_by_name():
     selected = _pytest("--spec", "rms_norm").stdout
     assert "test_fake[norm-rms_norm]" in selected
