@@ -3,7 +3,8 @@ with it run eagerly.
 
 Alone, a Case compiles statically; in a batch, once for every Case of it,
 with dynamic shapes. A disagreement that known compiler faults explain, on
-the evidence of their witnesses, is reported without blocking.
+evidence specific to each (``oracles.triage.engine``), is reported without
+blocking.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import string
 
 from oracles.checks.check import Check
-from oracles.checks.differential import GIVEN, compare_compiled, out_keyword, witnesses
+from oracles.checks.differential import GIVEN, compare_compiled, evidence, out_keyword
 from oracles.checks.script import Script, budget
 from oracles.comparisons.expected import program_expectation
 from oracles.comparisons.outputs import aliasing, metadata, structure
@@ -41,7 +42,7 @@ def check_compiled(
     if not any(f.verdict == OUT_ARGUMENT for f in found):
         found += out_keyword(spec, case)
     situation = Situation(case, batch is not None, bool(spec.declared_writes))
-    return triage(found, situation, witnesses(spec, case, batch, mode), faults.KNOWN_FAULTS)
+    return triage(found, situation, evidence(spec, case, batch, mode), faults.KNOWN_FAULTS)
 
 
 def _stage(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Finding]:

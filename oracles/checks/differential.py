@@ -3,10 +3,7 @@ programs checks judge, and what triage and the stage at fault run again."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import torch
-import torch._functorch.config as functorch_config
 
 from oracles.checks.common import crash, missing_fake, no_fake
 from oracles.comparisons.expected import program_expectation
@@ -34,6 +31,8 @@ from oracles.modes.compiled import AOT_EAGER, Compiled
 from oracles.modes.eager import EAGER
 from oracles.modes.mode import IN_PROGRAM, Run
 from oracles.modes.programs import around
+from oracles.triage.engine import Evidence
+from oracles.triage.switches import CACHE, Switch
 
 # What compare_compiled and known-fault triage give.
 GIVEN = (
@@ -91,11 +90,15 @@ def compare_compiled(
     fresh: bool = False,
     dynamic: bool = False,
     intermediate: frozenset[int] = frozenset(),
+    predicted: Case | None = None,
+    outputs: bool = True,
 ) -> list[Finding]:
     """The Case's program compiled in ``mode`` against it run eagerly;
     ``intermediate``: the outputs that are views of tensors the program made,
-    whose strides torch.compile does not promise."""
-    eager = EAGER.run(spec, case, IN_PROGRAM)
+    whose strides torch.compile does not promise; ``predicted``: another
+    Case to run eagerly instead, compared bit for bit (a known fault's
+    predicted answer); ``outputs`` False compares the buffers alone."""
+    eager = EAGER.run(spec, predicted or case, IN_PROGRAM)
     if eager.error is not None:
         return crash(spec, eager)
     compiled = mode.run(spec, case, Run(program=True, batch=batch, dynamic=dynamic, fresh=fresh))
@@ -103,24 +106,29 @@ def compare_compiled(
         return [_compile_failure(spec, mode, compiled.error)]
     if compiled.vacuity is not None:
         return [Finding(HARNESS, f"no verdict: {compiled.vacuity}")]
-    found = structure(eager.outputs, compiled.outputs, mode.name, "eager")
+    found = structure(eager.outputs, compiled.outputs, mode.name, "eager") if outputs else []
     if found:
         return found
-    pairs = [
-        (i, output_label(i), want, got)
-        for i, (want, got) in enumerate(
-            zip(eager.outputs or (), compiled.outputs or (), strict=True)
-        )
-        if isinstance(want, torch.Tensor)
-    ]
+    pairs = (
+        []
+        if not outputs
+        else [
+            (i, output_label(i), want, got)
+            for i, (want, got) in enumerate(
+                zip(eager.outputs or (), compiled.outputs or (), strict=True)
+            )
+            if isinstance(want, torch.Tensor)
+        ]
+    )
     for i, label, want, got in pairs:
         significant = i not in intermediate
         found += metadata(label, want, got, mode.name, "eager", significant)
         found += aliasing(
             label, want, eager.buffers_after, got, compiled.buffers_after, mode.name, "eager"
         )
-    found += output_aliasing(eager.outputs or (), compiled.outputs or (), mode.name)
-    if spec.bit_exact:
+    if outputs:
+        found += output_aliasing(eager.outputs or (), compiled.outputs or (), mode.name)
+    if spec.bit_exact or predicted is not None:
         for _, label, want, got in pairs:
             found += bit_exact(label, got, want, mode.name, "eager")
         for name, want in eager.buffers_after.items():
@@ -129,12 +137,12 @@ def compare_compiled(
             )
         return found
     assert spec.reference is not None, "validation refuses bit_exact=False without a reference"
-    outputs, buffers = program_expectation(
+    expected_outputs, buffers = program_expectation(
         around(spec, case), spec.reference, case.allocate(), case.bind
     )
-    assert outputs is not None  # the eager program returned outputs: so does the float64 one
+    assert expected_outputs is not None  # the eager program returned outputs: so does float64
     for i, label, _, got in pairs:
-        found += within_ulps(label, got, outputs[i], spec.ulp_budget, mode.name)
+        found += within_ulps(label, got, expected_outputs[i], spec.ulp_budget, mode.name)
     for name, expected in buffers.items():
         found += within_ulps(
             buffer_label(name),
@@ -151,17 +159,42 @@ def buffer_label(name: str) -> str:
     return f"buffer {name!r} after the call"
 
 
-def witnesses(
-    spec: Spec, case: Case, batch: BatchSignature | None, mode: Compiled, dynamic: bool = False
-) -> Callable[[str], list[Finding]]:
-    """How known-fault triage runs the Case another way (see ``WITNESSES``)."""
+def evidence(
+    spec: Spec,
+    case: Case,
+    batch: BatchSignature | None,
+    mode: Compiled,
+    dynamic: bool = False,
+    intermediate: frozenset[int] = frozenset(),
+) -> Evidence:
+    """How known-fault triage runs the Case other ways (see ``Evidence``)."""
 
     def witness(name: str) -> list[Finding]:
         if name == "static":
             return compare_compiled(spec, case, mode)
-        if name == "aot_eager":
-            return compare_compiled(spec, case, AOT_EAGER, batch, dynamic=dynamic)
-        with functorch_config.patch(enable_autograd_cache=False):
-            return compare_compiled(spec, case, mode, batch, fresh=True, dynamic=dynamic)
+        return compare_compiled(spec, case, AOT_EAGER, batch, dynamic=dynamic)
 
-    return witness
+    def switched(switch: Switch) -> list[Finding]:
+        return compare_compiled(
+            spec,
+            case,
+            switch.mode(mode),
+            batch,
+            fresh=switch.kind == CACHE,
+            dynamic=dynamic,
+            intermediate=intermediate,
+        )
+
+    def predicted(other: Case, outputs: bool) -> list[Finding]:
+        return compare_compiled(
+            spec,
+            case,
+            mode,
+            batch,
+            dynamic=dynamic,
+            intermediate=intermediate,
+            predicted=other,
+            outputs=outputs,
+        )
+
+    return Evidence(witness, switched, predicted, spec)

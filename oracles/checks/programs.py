@@ -3,7 +3,7 @@ compiled in a compiled Mode, agrees with it run eagerly: the values of its
 outputs and of every buffer after it, input-output aliasing, significant
 strides. A compiler's refusal of a write through an unfold or as_strided
 view is an expected error; a disagreement that known compiler faults
-explain, on evidence and by the program's pattern, does not block."""
+explain, on evidence specific to each, does not block."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from oracles.checks.check import Check
 from oracles.checks.compiled import SCRIPT
-from oracles.checks.differential import GIVEN, compare_compiled, witnesses
+from oracles.checks.differential import GIVEN, compare_compiled, evidence
 from oracles.core.case import Case
 from oracles.core.findings import ConformanceFailure, Finding, error_text
 from oracles.core.program import Program
@@ -48,9 +48,8 @@ def check_programs(
     writes = program.writes or bool(spec.declared_writes)
     situation = Situation(case, program.dynamic, writes, program.kinds(), program.written_through)
     found = untriaged(spec, case, mode)
-    return triage(
-        found, situation, witnesses(spec, case, None, mode, program.dynamic), faults.KNOWN_FAULTS
-    )
+    runs = evidence(spec, case, None, mode, program.dynamic, program.intermediate)
+    return triage(found, situation, runs, faults.KNOWN_FAULTS)
 
 
 def untriaged(spec: Spec, case: Case, mode: Compiled) -> list[Finding]:

@@ -78,6 +78,14 @@ STEPS: dict[str, StepKind] = {
     "scale_": StepKind("write", "scale_({0})"),  # a second, opaque mutating custom op
     # the spec's op, on its arguments as the Case made them
     "op": StepKind("op", "call_op(op, **args)"),
+    # Never drawn: the Steps with which a known fault's prediction rewrites a
+    # program (oracles.triage.predictions), to run what the fault computes.
+    "unfold_inverse": StepKind(
+        "write", "{0}.copy_(torch.ops.aten.unfold_backward({1}, {0}.shape, {p0}, {p1}, {p2}))"
+    ),
+    "contiguous": StepKind("fresh", "{0}.contiguous()"),
+    "op_on": StepKind("op", "call_op(op, **{{**args, {p0}: {0}}})"),  # one argument replaced
+    "scale_at_offset_0": StepKind("write", "scale_({0}.as_strided({0}.size(), {0}.stride(), 0))"),
 }
 
 
@@ -85,7 +93,7 @@ STEPS: dict[str, StepKind] = {
 class Step:
     """One statement: ``kind`` (a STEPS name) applied to ``operands`` (value
     numbers) with ``params``; ``outputs`` is how many values it makes (the op
-    step's params are ``("sequence",)`` when the op returns a sequence)."""
+    step's params end in ``"sequence"`` when the op returns a sequence)."""
 
     kind: str
     operands: tuple[int, ...] = ()
@@ -122,16 +130,15 @@ class Program:
         for step in self.steps:
             kind = STEPS[step.kind]
             operands = [names[i] for i in step.operands]
+            sequence = step.params[-1:] == ("sequence",)
             if kind.view is not None:
                 text = kind.view.expression(operands[0], step.params, _literal, None)
             else:
+                params = step.params[:-1] if sequence else step.params
                 text = kind.template.format(
-                    *operands,
-                    **{
-                        f"p{i}": _literal(p) for i, p in enumerate(step.params) if kind.role != "op"
-                    },
+                    *operands, **{f"p{i}": _literal(p) for i, p in enumerate(params)}
                 )
-            if step.outputs == 1 and step.params != ("sequence",):
+            if step.outputs == 1 and not sequence:
                 text = f"{names[made]} = {text}"
             elif step.outputs:
                 text = f"{', '.join(names[made : made + step.outputs])}, = {text}"
@@ -145,6 +152,32 @@ class Program:
         returned = "".join(f"{self.names()[i]}, " for i in self.returns).rstrip()
         body = [*unpack, *self.lines(), f"return ({returned})"]
         return f"def {name}(op, **args):\n" + "".join(f"    {line}\n" for line in body)
+
+    def producers(self) -> dict[int, int]:
+        """The position of the Step that makes each value a Step makes."""
+        made, found = len(self.inputs), {}
+        for position, step in enumerate(self.steps):
+            for value in range(made, made + step.outputs):
+                found[value] = position
+            made += step.outputs
+        return found
+
+    def inserted(self, position: int, step: Step) -> Program:
+        """This program with ``step`` before Step ``position``: the values
+        made from there on are numbered after the ones ``step`` makes."""
+        first = len(self.inputs) + sum(s.outputs for s in self.steps[:position])
+
+        def moved(value: int) -> int:
+            return value + step.outputs if value >= first else value
+
+        steps = [dataclasses.replace(s, operands=tuple(map(moved, s.operands))) for s in self.steps]
+        steps.insert(position, step)
+        return dataclasses.replace(
+            self,
+            steps=tuple(steps),
+            returns=tuple(map(moved, self.returns)),
+            intermediate=frozenset(map(moved, self.intermediate)),
+        )
 
     def kinds(self) -> tuple[str, ...]:
         """The kinds of its Steps, sorted, each once: what a Finding is keyed by."""

@@ -1,27 +1,42 @@
-"""Known-fault triage: upstream compiler bugs the suite found, matched on evidence.
+"""Known-fault triage: upstream compiler bugs the suite found, matched on
+evidence specific to each.
 
 A Finding that a known fault explains stays in the report, as a non-blocking
-Finding that names the fault, but only on the torch releases the fault is
-known to affect and only when the evidence fits it; anything else stays
-blocking. Each fault names the verdicts it produces, the facts of a
-Situation it needs (``when``), and a *witness*: another way to run the same
-Case that avoids the fault. The
-fault fits when the witness shows none of those verdicts. A disagreement is
-explained only when fitting faults explain every blocking verdict of it
-(two faults may meet in one program).
+Finding that names the fault, but only on the releases the fault is known to
+affect, only where the Situation holds the facts it needs (``when``), and
+only on evidence that the divergence comes from that fault, of one of two
+kinds (each entry says which):
+
+- ``culprit``: throwing each switch of its kind in turn
+  (``oracles.triage.switches``: one Inductor pass or subsystem off, or
+  AOTAutograd's cache), each switch the fault names (its ``culprits``)
+  makes the program agree with eager, and no other does (but those it
+  names in ``also``, parts of the same mechanism that some of its triggers
+  go through);
+- ``prediction``: the compiled program computes what the fault's predictor
+  says it computes (``oracles.triage.predictions``), bit for bit, or fails
+  with the error it predicts.
+
+A ``supported_by`` witness (the Case compiled statically, or by
+``aot_eager``) must agree with eager too, but is never evidence alone:
+"another stage agrees" holds for every Inductor bug and for every wrong fake
+that only Inductor trusts. A disagreement is explained only when fitting
+faults explain every blocking verdict of it (two faults may meet in one
+program).
 
 The faults themselves are data, ``upstream/known_faults.json`` (loaded by
 ``oracles.triage.faults``). Each has a standalone reproduction in plain
-torch beside it, ``upstream/<script>.py``,
-ready for an upstream report. The gate (``suites/test_known_faults.py``)
-runs it on every release and fails where it disagrees with the entry's
-releases, so a fixed release (or a newly affected one) fails until the entry
-is brought up to date; the reports record where each fault reproduces.
+torch beside it, ``upstream/<script>.py``, ready for an upstream report. The
+gate (``suites/test_known_faults.py``) runs it on every release and fails
+where it disagrees with the entry's releases, so a fixed release (or a newly
+affected one) fails until the entry is brought up to date; the reports
+record where each fault reproduces.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.metadata
 import math
 import subprocess
@@ -35,6 +50,7 @@ import torch
 from oracles.core.case import Case
 from oracles.core.findings import Finding
 from oracles.core.program import STEPS
+from oracles.core.spec import Spec
 from oracles.core.verdicts import (
     COMPILED,
     CRASH,
@@ -44,14 +60,18 @@ from oracles.core.verdicts import (
     OUT_ARGUMENT,
     OUTPUTS,
 )
+from oracles.triage.predictions import PREDICTORS
+from oracles.triage.switches import SWITCHES, Switch
 
 # Where the standalone reproductions lie.
 UPSTREAM = Path(__file__).resolve().parents[2] / "upstream"
-# The witnesses: "static" compiles the Case alone, statically; "aot_eager"
-# runs it through every stage before Inductor; "no autograd cache" compiles
-# it afresh with AOTAutograd's cache off; "pattern" runs nothing, for a fault
-# every compiled stage shares, known by the program's pattern alone.
-WITNESSES = ("static", "aot_eager", "no autograd cache", "pattern")
+# The kinds of evidence a fault is matched on.
+CULPRIT = "culprit"
+PREDICTION = "prediction"
+EVIDENCE = (CULPRIT, PREDICTION)
+# The supporting witnesses: "static" compiles the Case alone, statically;
+# "aot_eager" runs it through every stage before Inductor.
+WITNESSES = ("static", "aot_eager")
 # Verdicts that mean a run compared nothing: a witness showing one (that its
 # fault does not explain) is no evidence.
 NO_COMPARISON = frozenset({HARNESS, COMPILED, CRASH, FAKE, OUTPUTS, OUT_ARGUMENT})
@@ -115,7 +135,11 @@ class KnownFault:
     fixes: tuple[str, ...]  # the upstream pull requests that fix it
     explains: frozenset[str]  # the Verdicts it produces
     when: frozenset[str]  # the FACTS of a Situation it needs to arise
-    witness: str  # one of WITNESSES: a run that avoids it ("" where it explains nothing)
+    evidence: str = ""  # CULPRIT or PREDICTION ("" where it explains nothing)
+    culprits: tuple[str, ...] = ()  # SWITCHES names, for CULPRIT evidence
+    also: tuple[str, ...] = ()  # switches that may undo it too, as its trigger decides
+    predicts: str = ""  # a PREDICTORS name, for PREDICTION evidence
+    supported_by: str = ""  # one of WITNESSES: a run that avoids it, or ""
     tool: str = "torch"  # whose fault: torch's, or Triton's (its interpreter)
 
     def affects(self, version: str | None = None) -> bool:
@@ -156,41 +180,97 @@ class KnownFault:
             raise RuntimeError(f"{self.repro} failed to run: {run.stderr[-2000:]}")
         return run.returncode == 1
 
+    def shown_by(self) -> str:
+        """The evidence that matched it, in words."""
+        if self.evidence == CULPRIT:
+            offs = " and ".join(SWITCHES[name].what for name in self.culprits)
+            return f"with {offs} off the program agrees with eager, and with no other switch"
+        return f"the compiled program computes its predicted answer ({self.predicts})"
+
     def explain(self, finding: Finding) -> Finding:
         """``finding``, demoted to a non-blocking report of this fault."""
         return Finding(
             KNOWN_COMPILER_FAULT,
             f"{finding} (explained by the known Inductor fault {self.name!r} of torch "
-            f"{torch.__version__}: {self.summary}; {self.references()}repro: {self.repro})",
+            f"{torch.__version__}: {self.summary}; evidence: {self.shown_by()}; "
+            f"{self.references()}repro: {self.repro})",
             blocking=False,
             fault=self.name,
         )
 
 
+@dataclasses.dataclass(frozen=True)
+class Evidence:
+    """How triage runs a Case other ways; each compiles, so each is called
+    only when a fault could apply, at most once per question."""
+
+    witness: Callable[[str], list[Finding]]  # compared in a WITNESSES run
+    switched: Callable[[Switch], list[Finding]]  # compiled with one switch thrown
+    # compiled, against another Case run eagerly (its outputs too, or buffers alone)
+    predicted: Callable[[Case, bool], list[Finding]]
+    spec: Spec
+
+
 def triage(
     found: list[Finding],
     situation: Situation,
-    witness: Callable[[str], list[Finding]],
+    evidence: Evidence,
     faults: Sequence[KnownFault],
 ) -> list[Finding]:
     """``found`` with every blocking Finding demoted to the known fault that
-    explains it, if fitting faults explain them all; else ``found`` as it is.
-    ``witness(name)`` runs the Case the named way (it compiles: called only
-    when a fault could apply, at most once per witness)."""
+    explains it, if fitting faults explain them all, on the evidence each
+    names; else ``found`` as it is."""
     blocking = {f.verdict for f in found if f.blocking}
-    runs: dict[str, set[str]] = {}
+    runs: dict[tuple[str, str], set[str]] = {}
 
-    def seen(name: str) -> set[str]:
-        if name == "pattern":
-            return set()
-        if name not in runs:
-            runs[name] = {f.verdict for f in witness(name) if f.blocking}
-        return runs[name]
+    def seen(how: str, name: str, run: Callable[[], list[Finding]]) -> set[str]:
+        if (how, name) not in runs:
+            runs[how, name] = {f.verdict for f in run() if f.blocking}
+        return runs[how, name]
 
-    def fits(fault: KnownFault) -> bool:
-        shown = seen(fault.witness)
+    def agrees(fault: KnownFault, shown: set[str]) -> bool:
+        """A run that compared, and showed none of what the fault explains."""
         compared = not (shown & NO_COMPARISON) - fault.explains
         return compared and not shown & fault.explains & blocking
+
+    def switched(fault: KnownFault, switch: Switch) -> bool:
+        return agrees(fault, seen("switch", switch.name, lambda: evidence.switched(switch)))
+
+    def culprit(fault: KnownFault) -> bool:
+        named = [SWITCHES[name] for name in fault.culprits]
+        if not named or not all(s.available() and switched(fault, s) for s in named):
+            return False
+        kinds = {s.kind for s in named}
+        others = [
+            s
+            for s in SWITCHES.values()
+            if s.kind in kinds
+            and s.name not in (*fault.culprits, *fault.also)
+            and not s.coarse
+            and s.available()
+        ]
+        return not any(switched(fault, s) for s in others)
+
+    def predicted(fault: KnownFault) -> bool:
+        prediction = PREDICTORS[fault.predicts](evidence.spec, situation.case)
+        if prediction is None:
+            return False
+        if prediction.error is not None:
+            errors = [f for f in found if f.blocking and f.verdict in fault.explains]
+            return bool(errors) and all(
+                f.error is not None and prediction.error(str(f.error)) for f in errors
+            )
+        assert prediction.case is not None
+        run = evidence.predicted(prediction.case, prediction.outputs)
+        shown = {f.verdict for f in run if f.blocking}
+        return not (shown & NO_COMPARISON) and not shown & fault.explains
+
+    def fits(fault: KnownFault) -> bool:
+        if fault.supported_by:
+            run = functools.partial(evidence.witness, fault.supported_by)
+            if not agrees(fault, seen("witness", fault.supported_by, run)):
+                return False
+        return culprit(fault) if fault.evidence == CULPRIT else predicted(fault)
 
     # Faults are tried in order until those that fit explain every blocking
     # verdict: a witness compiles, so none runs once the question is settled.

@@ -4,12 +4,16 @@ fault's standalone reproduction, loaded and checked.
 Each entry gives the fault's name and summary, the torch releases it
 affects (version prefixes), its script (``upstream/<script>.py``), its
 upstream issues and fixing pull requests, the Verdicts it explains, the
-facts of a Situation it needs (``when``, words of ``engine.FACTS``) and its
-witness (one of ``engine.WITNESSES``); ``tool`` says whose releases
+facts of a Situation it needs (``when``, words of ``engine.FACTS``), the
+kind of ``evidence`` it is matched on (``culprit``: the ``culprits`` and
+``also``, names of ``switches.SWITCHES``; ``prediction``: ``predicts``, a name of
+``predictions.PREDICTORS``) and optionally a supporting witness
+(``supported_by``, one of ``engine.WITNESSES``); ``tool`` says whose releases
 ``releases`` are (``torch``, the default, or ``triton`` for its
 interpreter, whose faults are explained by its self-check instead, see
 ``oracles.triage.interpreter``, so they explain no Verdict here). A misspelt
-Verdict, fact or witness stops the import with the entry's name.
+Verdict, fact, switch, predictor or witness stops the import with the
+entry's name.
 """
 
 from __future__ import annotations
@@ -17,7 +21,17 @@ from __future__ import annotations
 import json
 
 from oracles.core.verdicts import VERDICTS
-from oracles.triage.engine import FACTS, UPSTREAM, WITNESSES, KnownFault
+from oracles.triage.engine import (
+    CULPRIT,
+    EVIDENCE,
+    FACTS,
+    PREDICTION,
+    UPSTREAM,
+    WITNESSES,
+    KnownFault,
+)
+from oracles.triage.predictions import PREDICTORS
+from oracles.triage.switches import SWITCHES
 
 
 class FaultEntryError(ValueError):
@@ -34,15 +48,22 @@ def _fault(entry: dict) -> KnownFault:
         fixes=tuple(entry["fixes"]),
         explains=frozenset(entry["explains"]),
         when=frozenset(entry["when"]),
-        witness=entry["witness"],
+        evidence=entry.get("evidence", ""),
+        culprits=tuple(entry.get("culprits", ())),
+        also=tuple(entry.get("also", ())),
+        predicts=entry.get("predicts", ""),
+        supported_by=entry.get("supported_by", ""),
         tool=entry.get("tool", "torch"),
     )
     problems = [
         *(f"no Verdict {v!r}" for v in sorted(fault.explains - set(VERDICTS))),
         *(f"no fact {f!r}" for f in sorted(fault.when - FACTS)),
+        *(f"no switch {c!r}" for c in (*fault.culprits, *fault.also) if c not in SWITCHES),
+        *([f"no predictor {fault.predicts!r}"] if fault.predicts not in (*PREDICTORS, "") else []),
+        *(_evidence_problems(fault) if fault.explains else []),
         *(
-            [f"no witness {fault.witness!r}"]
-            if fault.witness not in WITNESSES and (fault.explains or fault.witness)
+            [f"no witness {fault.supported_by!r}"]
+            if fault.supported_by not in (*WITNESSES, "")
             else []
         ),
         *([f"no script {fault.repro}"] if not fault.path.is_file() else []),
@@ -50,6 +71,17 @@ def _fault(entry: dict) -> KnownFault:
     if problems:
         raise FaultEntryError(f"known fault {fault.name!r}: " + "; ".join(problems))
     return fault
+
+
+def _evidence_problems(fault: KnownFault) -> list[str]:
+    """What is wrong with the evidence of a fault that explains Verdicts."""
+    if fault.evidence not in EVIDENCE:
+        return [f"no evidence {fault.evidence!r} (one of {', '.join(EVIDENCE)})"]
+    if fault.evidence == CULPRIT and not fault.culprits:
+        return ["culprit evidence names no culprits"]
+    if fault.evidence == PREDICTION and not fault.predicts:
+        return ["prediction evidence names no predictor"]
+    return []
 
 
 KNOWN_FAULTS: tuple[KnownFault, ...] = tuple(

@@ -38,9 +38,10 @@ from oracles.core.signature import batch_signature
 from oracles.core.spec import Spec
 from oracles.modes.cache import compiled_programs, use_cache_root
 from oracles.modes.compiled import INDUCTOR
-from oracles.triage.engine import Situation, triage
+from oracles.triage.engine import Evidence, Situation, triage
 from oracles.triage.faults import FAULTS, KNOWN_FAULTS
 from oracles.triage.stage import stage_at_fault
+from oracles.triage.switches import Switch
 from suites.test_known_faults import disagreement
 from upstream import dynamic_write_back, mutated_input_alias, negative_zero_constant
 
@@ -282,14 +283,39 @@ def test_two_faults_in_one_program_are_explained_together():
     assert "known Inductor fault 'mutated-input alias'" in messages
 
 
+def _evidence(spec: Spec, witness, switched) -> Evidence:
+    return Evidence(witness, switched, lambda other, outputs: [], spec)
+
+
 def test_a_witness_that_compared_nothing_is_no_evidence():
+    spec = _spec("clone_of_doubled_row", ONE_ROW, _clone_of_mutated)
     found = [Finding("aliasing", "out[0] shares storage with 'buffer'")]
     situation = Situation(ONE_ROW, batched=False, writes=True)
     no_verdict = [Finding("harness", "no verdict")]
-    assert triage(found, situation, lambda name: no_verdict, KNOWN_FAULTS) == found
+
+    def culprits_only(switch: Switch) -> list[Finding]:
+        return [] if switch.name in MUTATED_INPUT_ALIAS.culprits else found
+
+    unsupported = _evidence(spec, lambda name: no_verdict, culprits_only)
+    assert triage(found, situation, unsupported, KNOWN_FAULTS) == found
     if MUTATED_INPUT_ALIAS.affects():
-        [demoted] = triage(found, situation, lambda name: [], KNOWN_FAULTS)
+        supported = _evidence(spec, lambda name: [], culprits_only)
+        [demoted] = triage(found, situation, supported, KNOWN_FAULTS)
         assert not demoted.blocking
+        assert "evidence: with Inductor's removal of no-op ops off the program agrees" in (
+            demoted.message
+        )
+
+
+def test_another_stage_agreeing_is_no_evidence_alone():
+    # aot_eager agrees, and so does every switch: no culprit is singled out.
+    spec = _spec("clone_of_doubled_row", ONE_ROW, _clone_of_mutated)
+    found = [Finding("aliasing", "out[0] shares storage with 'buffer'")]
+    situation = Situation(ONE_ROW, batched=False, writes=True)
+    every_switch = _evidence(spec, lambda name: [], lambda switch: [])
+    assert triage(found, situation, every_switch, KNOWN_FAULTS) == found
+    no_switch = _evidence(spec, lambda name: [], lambda switch: found)
+    assert triage(found, situation, no_switch, KNOWN_FAULTS) == found
 
 
 def _stage(spec: Spec, case: Case, batch=None) -> Finding:

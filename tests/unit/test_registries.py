@@ -63,7 +63,14 @@ def test_known_faults_are_data_checked_as_they_load():
     with pytest.raises(
         FaultEntryError, match="'view of a cat': no fact 'step cats'; no witness 'aot'"
     ):
-        _fault({**entry, "when": ["step cats"], "witness": "aot"})
+        _fault({**entry, "when": ["step cats"], "supported_by": "aot"})
+    with pytest.raises(FaultEntryError, match="no switch 'reinplacing'"):
+        _fault({**entry, "evidence": "culprit", "culprits": ["reinplacing"]})
+    with pytest.raises(FaultEntryError, match="no predictor 'zeros'"):
+        _fault({**entry, "predicts": "zeros"})
+    # Evidence is required: "another stage agrees" alone is none.
+    with pytest.raises(FaultEntryError, match="no evidence ''"):
+        _fault({key: value for key, value in entry.items() if key != "evidence"})
     situation = Situation(Case({}, {}), batched=True, writes=False, kinds=("cat", "op", "view"))
     assert FAULTS["cat_view"].applies(situation)
     assert not FAULTS["cat_view"].applies(dataclasses.replace(situation, kinds=("cat", "op")))

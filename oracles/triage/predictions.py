@@ -1,0 +1,260 @@
+"""Predicted wrong answers: what a known fault makes a compiled program
+compute, so that triage can match the fault by its answer.
+
+A prediction rewrites the Case (its arguments, or its drawn program) so that
+running it eagerly computes exactly what the fault does: a write-back at
+storage offset 0, a -0.0 passed as +0.0, a write through ``unfold``
+inverted by ``unfold_backward``, a read of an ``index_copy_`` target laid
+out contiguously. The fault is matched only when the compiled program agrees
+with that eager run bit for bit (values, shapes, strides). A fault that makes
+the compile fail instead predicts its error: the message it raises, with
+the shape and the layout the program's own values give.
+
+A predictor returns None where the Case gives its fault nothing to do:
+the fault cannot explain a disagreement there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import torch
+
+from oracles.core.case import Case, View
+from oracles.core.program import STEPS, Program, Step
+from oracles.core.spec import Spec
+from oracles.modes.eager import EAGER
+from oracles.modes.mode import IN_PROGRAM
+
+
+@dataclasses.dataclass(frozen=True)
+class Prediction:
+    """What a fault makes the compiled program do: compute what ``case``
+    computes eagerly (``outputs`` False: leave the buffers as it leaves
+    them, for a fault of where writes land, whose outputs other faults may
+    change too), or fail with an error that ``error`` accepts."""
+
+    case: Case | None = None
+    error: Callable[[str], bool] | None = None
+    outputs: bool = True
+
+
+def _rebased(spec: Spec, case: Case) -> Prediction | None:
+    """Dynamic shapes, pytorch/pytorch#198068: an opaque op's write to a view
+    of a graph input at a nonzero storage offset lands at offset 0 (Inductor
+    passes ``reinterpret_tensor(input, size, stride, 0)``)."""
+    meta = case.bind(case.meta_buffers())
+    args = dict(case.args)
+    for name in spec.declared_writes:
+        view, tensor = case.args.get(name), meta.get(name)
+        if isinstance(view, View) and isinstance(tensor, torch.Tensor) and tensor.storage_offset():
+            at_zero = ("as_strided", tuple(tensor.shape), tuple(tensor.stride()), 0)
+            args[name] = View(view.buffer, (*view.ops, at_zero))
+    program = case.program
+    if program is not None:
+        steps = tuple(
+            dataclasses.replace(s, kind="scale_at_offset_0") if s.kind == "scale_" else s
+            for s in program.steps
+        )
+        program = dataclasses.replace(program, steps=steps)
+    if args == dict(case.args) and program == case.program:
+        return None
+    return Prediction(dataclasses.replace(case, args=args, program=program), outputs=False)
+
+
+def _positive_zero(spec: Spec, case: Case) -> Prediction | None:
+    """Dynamic shapes: AOTAutograd passes a float argument of -0.0 as +0.0."""
+
+    def signless(value: Any) -> Any:
+        if isinstance(value, (list, tuple)):
+            return type(value)(signless(item) for item in value)
+        if isinstance(value, float) and value == 0:
+            return 0.0
+        return value
+
+    args = {name: signless(value) for name, value in case.args.items()}
+    if all(_same_bits(args[name], value) for name, value in case.args.items()):
+        return None
+    return Prediction(dataclasses.replace(case, args=args))
+
+
+def _same_bits(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return math.copysign(1, a) == math.copysign(1, b) and a == b
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(map(_same_bits, a, b))
+    return a == b
+
+
+def _chain(program: Program, value: int) -> Iterable[int]:
+    """The positions of the view Steps ``value`` is made by, innermost first."""
+    producers = program.producers()
+    while value in producers:
+        position = producers[value]
+        step = program.steps[position]
+        if STEPS[step.kind].role != "view":
+            return
+        yield position
+        value = step.operands[0]
+
+
+def _unfold_inverse(spec: Spec, case: Case) -> Prediction | None:
+    """pytorch/pytorch#198102: functionalization writes an update made
+    through an ``unfold`` view back with ``unfold_backward``, which zeroes
+    what no window covers and sums overlapping windows."""
+    program = case.program
+    if program is None:
+        return None
+    made = program
+    # From the last Step back, so each insertion leaves earlier positions be.
+    for position in reversed(range(len(program.steps))):
+        step = program.steps[position]
+        if STEPS[step.kind].role != "write":
+            continue
+        for link in _chain(program, step.operands[0]):
+            unfold = program.steps[link]
+            if unfold.kind != "unfold":
+                continue
+            value = len(program.inputs) + sum(s.outputs for s in program.steps[:link])
+            inverse = Step("unfold_inverse", (unfold.operands[0], value), unfold.params)
+            made = made.inserted(position + 1, inverse)
+    if made == program:
+        return None
+    return Prediction(dataclasses.replace(case, program=made))
+
+
+def _contiguous_after_index_copy(spec: Spec, case: Case) -> Prediction | None:
+    """pytorch/pytorch#133512: functionalization's ``index_copy`` returns a
+    contiguous tensor, and what the program computes from the updated target
+    takes that layout (values unchanged)."""
+    program = case.program
+    if program is None:
+        return None
+    made = program
+    targets: set[int] = set()
+    position = 0
+    while position < len(made.steps):
+        step = made.steps[position]
+        read = [v for v in step.operands if v in targets]
+        if STEPS[step.kind].role == "fresh" and step.kind != "contiguous" and read:
+            target = read[0]
+            made = made.inserted(position, Step("contiguous", (target,), (), 1))
+            value = len(made.inputs) + sum(s.outputs for s in made.steps[:position])
+            step = made.steps[position + 1]
+            operands = tuple(value if v == target else v for v in step.operands)
+            steps = list(made.steps)
+            steps[position + 1] = dataclasses.replace(step, operands=operands)
+            made = dataclasses.replace(made, steps=tuple(steps))
+            targets = {t + 1 if t >= value else t for t in targets}
+            position += 2
+            continue
+        if step.kind == "index_copy_":
+            targets.add(step.operands[0])
+        position += 1
+    if made == program:
+        return None
+    return Prediction(dataclasses.replace(case, program=made))
+
+
+def _root(program: Program, value: int) -> int:
+    """The value ``value`` is a view of, through every view Step."""
+    for position in _chain(program, value):
+        value = program.steps[position].operands[0]
+    return value
+
+
+def _copy_aliased(spec: Spec, case: Case) -> Prediction | None:
+    """The mechanism of pytorch/pytorch#198131: a ``copy_`` from a view of
+    what the op then writes is replaced by that view itself, so the op reads
+    the view where it reads the destination, and the destination ends with
+    the view's values after the op."""
+    program = case.program
+    if program is None:
+        return None
+    op = next((i for i, s in enumerate(program.steps) if s.kind == "op"), None)
+    if op is None:
+        return None
+    written = {program.inputs.index(n) for n in spec.declared_writes if n in program.inputs}
+    aliased = [
+        i
+        for i, step in enumerate(program.steps[:op])
+        if step.kind == "copy_" and _root(program, step.operands[1]) in written
+    ]
+    if not aliased:
+        return None
+    call = program.steps[op]
+    steps = list(program.steps)
+    for i in aliased:
+        destination, source = steps[i].operands
+        if destination < len(program.inputs):  # an argument of the op: it reads the source
+            name = program.inputs[destination]
+            call = Step("op_on", (source,), (name, *call.params), call.outputs)
+    steps[op] = call
+    late = [steps[i] for i in aliased]
+    kept = [s for i, s in enumerate(steps) if i not in aliased]
+    at = kept.index(call) + 1
+    made = dataclasses.replace(program, steps=tuple(kept[:at] + late + kept[at:]))
+    return Prediction(dataclasses.replace(case, program=made))
+
+
+_VIEW_ERROR = re.compile(
+    r"Cannot view a tensor with shape torch\.Size\(\[(?P<shape>[\d, ]*)\]\) "
+    r"and strides \((?P<strides>[\d, ]*)\)"
+)
+
+
+def _numbers(text: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in text.replace(",", " ").split())
+
+
+def _view_of_a_strided_cat(spec: Spec, case: Case) -> Prediction | None:
+    """Inductor lays a ``cat`` out in its inputs' stride order, so a ``view``
+    of it that eager's contiguous ``cat`` allows fails: the error names the
+    cat's own shape, with strides that are not contiguous."""
+    program = case.program
+    if program is None:
+        return None
+    producers = program.producers()
+    shapes = set()
+    for step in program.steps:
+        source = producers.get(step.operands[0]) if step.kind == "view" else None
+        if source is None or program.steps[source].kind != "cat":
+            continue
+        cat = len(program.inputs) + sum(s.outputs for s in program.steps[:source])
+        shapes.add(_eager_shape(spec, case, program, source, cat))
+    if not shapes:
+        return None
+
+    def error(text: str) -> bool:
+        found = _VIEW_ERROR.search(text)
+        if found is None:
+            return False
+        shape, strides = _numbers(found["shape"]), _numbers(found["strides"])
+        contiguous = torch.empty(shape, device="meta").stride()
+        return shape in shapes and strides != contiguous
+
+    return Prediction(error=error)
+
+
+def _eager_shape(
+    spec: Spec, case: Case, program: Program, position: int, value: int
+) -> tuple[int, ...]:
+    """The shape of ``value`` when the program runs eagerly up to ``position``."""
+    head = dataclasses.replace(program, steps=program.steps[: position + 1], returns=(value,))
+    observed = EAGER.run(spec, dataclasses.replace(case, program=head), IN_PROGRAM)
+    assert observed.outputs, "the eager program ran: so does its head"
+    return tuple(observed.outputs[0].shape)
+
+
+PREDICTORS: dict[str, Callable[[Spec, Case], Prediction | None]] = {
+    "write-back at offset 0": _rebased,
+    "-0.0 as +0.0": _positive_zero,
+    "write through unfold inverted by unfold_backward": _unfold_inverse,
+    "index_copy_ target read contiguously": _contiguous_after_index_copy,
+    "copy_ replaced by its source": _copy_aliased,
+    "view of a cat laid out in its inputs' stride order": _view_of_a_strided_cat,
+}
