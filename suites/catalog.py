@@ -4,7 +4,8 @@ A family is a package under ``families/``; its ``specs`` module holds the
 catalog's Specs (and, in ``PROFILE_TAG_MODES``, any narrowing of a profile's
 Modes for the specs it tags) and its ``zoo`` module, if any, its known-bad
 ones, and in ``FAULT_MODES`` any injected compiler faults: compiled Modes a
-run uses only when it names them (``--modes=<name>``), never in a profile.
+run uses only when it names them (``--modes=<name>``), never in a profile;
+``kernels.compiler_faults`` holds those in the shapes of the known faults.
 """
 
 from __future__ import annotations
@@ -49,7 +50,9 @@ def tag_modes() -> dict[str, dict[str, tuple[str, ...]]]:
 
 
 def fault_modes() -> dict[str, Compiled]:
-    """Every family's injected compiler faults, by name."""
-    return {
-        mode.name: mode for m in family_modules("zoo") for mode in getattr(m, "FAULT_MODES", ())
-    }
+    """Every injected compiler fault, the families' and the compiler zoo's
+    (``kernels.compiler_faults``), by name."""
+    from kernels import compiler_faults
+
+    modules = [compiler_faults, *family_modules("zoo")]
+    return {mode.name: mode for m in modules for mode in getattr(m, "FAULT_MODES", ())}

@@ -14,25 +14,17 @@ It is a Mode only a run that names it uses (``--modes=inductor_shifted_slice_sca
 
 from __future__ import annotations
 
-import contextlib
-import inspect
-from collections.abc import Iterator
-
 import torch
-from torch._inductor import config as inductor_config
-from torch._inductor.custom_graph_pass import CustomGraphPass
 
-from oracles.modes.compiled import Compiled
+from oracles.modes.injected import InjectedFault, calls, fault_mode
 
 
-class ShiftedSliceScatter(CustomGraphPass):
+class ShiftedSliceScatter(InjectedFault):
     """Every step-3 ``slice_scatter`` writes its source rolled by one."""
 
-    def __call__(self, graph: torch.fx.Graph) -> None:
+    def rewrite(self, graph: torch.fx.Graph) -> None:
         aten = torch.ops.aten
-        for node in list(graph.nodes):
-            if node.target is not aten.slice_scatter.default:
-                continue
+        for node in calls(graph, aten.slice_scatter.default):
             base, source, dim, *bounds = node.args
             if (bounds[2:] or [1])[0] != 3:
                 continue
@@ -47,31 +39,9 @@ class ShiftedSliceScatter(CustomGraphPass):
             rolled.meta["val"] = torch.cat([last.meta["val"], rest.meta["val"]], dim)
             node.replace_input_with(source, rolled)
 
-    def uuid(self) -> str:
-        return "shifted-step-3-slice-scatter"
 
-
-@contextlib.contextmanager
-def shifted_slice_scatter() -> Iterator[None]:
-    with inductor_config.patch(post_grad_custom_post_pass=ShiftedSliceScatter()):
-        yield
-
-
-# What a repro script runs instead: the pass's own source, then the patch.
-SCRIPT_SETUP = "\n".join(
-    (
-        "from torch._inductor.custom_graph_pass import CustomGraphPass",
-        "",
-        "",
-        inspect.getsource(ShiftedSliceScatter),
-        "torch._inductor.config.post_grad_custom_post_pass = ShiftedSliceScatter()",
-    )
-)
-
-SHIFTED_SLICE_SCATTER = Compiled(
+SHIFTED_SLICE_SCATTER = fault_mode(
+    ShiftedSliceScatter,
     "inductor_shifted_slice_scatter",
-    "Inductor with an injected fault: every step-3 slice_scatter writes its values "
-    "rolled by one (seed 004's Triton miscompile)",
-    settings=shifted_slice_scatter,
-    script_setup=SCRIPT_SETUP,
+    "every step-3 slice_scatter writes its values rolled by one (seed 004's Triton miscompile)",
 )

@@ -1,4 +1,5 @@
-"""The stage at fault: which compiler stage first disagrees with eager."""
+"""The stage at fault: which compiler stage first disagrees with eager, and
+within Inductor, the passes or subsystems whose removal makes it agree."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from oracles.core.schema import functionalization_problem
 from oracles.core.spec import Spec
 from oracles.core.verdicts import STAGE
 from oracles.modes.compiled import STAGES, Compiled
+from oracles.triage.switches import PASS, SWITCHES
 
 
 def stage_at_fault(
@@ -17,6 +19,9 @@ def stage_at_fault(
     """Which compiler stage first disagrees with eager, as
     ``torch._inductor.compiler_bisector`` would find by hand: ``compare(stage)``
     compiles the failing Case again by each stage before ``mode``, in order.
+    Where every stage before Inductor agrees, it compiles the Case again
+    with each of Inductor's passes or subsystems off in turn
+    (``oracles.triage.switches``) and names those under which it agrees.
     An op whose schema torch.compile cannot functionalize fails in every
     stage from AOTAutograd on: that is the schema's fault, and said so."""
     overload = spec.overload
@@ -48,6 +53,17 @@ def stage_at_fault(
     return Finding(
         STAGE,
         f"every stage before {mode.name} ({before or 'none'}) agrees with eager: the "
-        f"difference arises in {mode.what}{blame}",
+        f"difference arises in {mode.what}{_culprits(mode, compare)}{blame}",
         blocking=False,
     )
+
+
+def _culprits(mode: Compiled, compare: Callable[[Compiled], list[Finding]]) -> str:
+    """Which of Inductor's passes, turned off alone, make the Case agree."""
+    if mode.backend != "inductor":
+        return ""
+    tried = [s for s in SWITCHES.values() if s.kind == PASS and s.available()]
+    agree = [s.what for s in tried if not any(f.blocking for f in compare(s.mode(mode)))]
+    if not agree:
+        return f"; none of its {len(tried)} passes or subsystems, turned off alone, undoes it"
+    return "; it disappears with " + " off, or with ".join(agree) + " off"

@@ -19,6 +19,7 @@ from oracles.core.findings import CheckFailure
 from oracles.core.spec import Unavailable
 from oracles.runner.property import run_property
 from suites.catalog import builtin_specs, fault_modes
+from suites.policy import selected_modes
 from tests.zoo_helpers import CI, failure, needs_kernels, passes, zoo_spec
 
 FIND = settings(max_examples=3000, derandomize=True, database=None)
@@ -224,7 +225,8 @@ def test_a_triton_mask_of_whole_blocks_leaves_the_tail_unrotated():
 
 
 def test_the_injected_fault_is_a_mode_only_named_runs_use():
-    assert fault_modes() == {SHIFTED_SLICE_SCATTER.name: SHIFTED_SLICE_SCATTER}
+    assert fault_modes()[SHIFTED_SLICE_SCATTER.name] is SHIFTED_SLICE_SCATTER
+    assert "inductor_shifted_slice_scatter" not in selected_modes("all")
 
 
 def test_the_injected_fault_flags_the_slice_form_shrunk_and_blames_inductor():
