@@ -2,7 +2,14 @@
 spec files load (see ``oracles.core.spec``, ``oracles.core.calls`` and
 ``oracles.runner.loading``)."""
 
-from oracles.core.calls import call_op, positional_names, read_back, written_names
+from oracles.core.calls import (
+    call_op,
+    positional_names,
+    read,
+    read_back,
+    read_outputs,
+    written_names,
+)
 from oracles.core.spec import Spec, SpecError, Unavailable
 from oracles.runner.loading import load_specs, validate
 
@@ -13,7 +20,9 @@ __all__ = [
     "call_op",
     "load_specs",
     "positional_names",
+    "read",
     "read_back",
+    "read_outputs",
     "validate",
     "written_names",
 ]

@@ -13,7 +13,7 @@ import torch
 
 
 def call_op(op: Callable, **args: Any) -> Any:
-    """The default program: the op alone, its outputs returned as they are.
+    """The op alone, its outputs returned as they are.
 
     A torch op gets its arguments positionally, in schema order, as model code
     passes them: Dynamo reads a keyword named ``out`` as an ``out=`` call.
@@ -26,14 +26,39 @@ def call_op(op: Callable, **args: Any) -> Any:
     return op(*positional, **args)
 
 
+def read_outputs(op: Callable, **args: Any) -> Any:
+    """The default program: the op, its outputs returned as they are, then
+    each tensor output read as the next layer of model code reads it
+    (``read``). A compiled graph computes those reads from the metadata the
+    op's fake claims, so a wrong fake gives wrong values or metadata even
+    where no size assert checks it."""
+    return _with_reads(call_op(op, **args))
+
+
 def read_back(op: Callable, **args: Any) -> Any:
     """Model code around an op: the op, then what it produced, read as the
-    next layer reads it: its outputs, or if it returns nothing the arguments
-    it writes. The compiled graph must then produce every write."""
+    next layer reads it: its outputs (as ``read_outputs``), or if it returns
+    nothing the arguments it writes. The compiled graph must then produce
+    every write."""
     out = call_op(op, **args)
     if out is not None:
-        return out
+        return _with_reads(out)
     return tuple(args[name] for name in written_names(op) if args.get(name) is not None)
+
+
+def read(tensor: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """One output read back: copied in its element order into a fresh
+    tensor of its dtype (through its strides and shape), and viewed from its
+    second row on (through its storage offset)."""
+    if tensor.dim() == 0:
+        return (tensor.reshape(-1).clone(),)
+    return (tensor.reshape(-1).clone(), tensor[1:])
+
+
+def _with_reads(out: Any) -> Any:
+    outputs = out if isinstance(out, (tuple, list)) else (out,)
+    reads = tuple(r for t in outputs if isinstance(t, torch.Tensor) for r in read(t))
+    return (*outputs, *reads) if reads else out
 
 
 @torch._dynamo.assume_constant_result

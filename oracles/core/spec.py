@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from hypothesis.strategies import SearchStrategy
 
-from oracles.core.calls import call_op, written_names
+from oracles.core.calls import read_outputs, written_names
 from oracles.core.case import Case
 from oracles.core.domain import Domain
 from oracles.core.reference import Expectation
@@ -46,7 +46,9 @@ class Spec:
       bit (opaque custom ops, data movement); otherwise each is judged
       against the reference with ``ulp_budget``.
     - ``program``: ``program(op, **args)``, the code around the op under
-      compile; it must only move data, so its results stay comparable.
+      compile; it must only move data, so its results stay comparable. By
+      default ``read_outputs``: the op, then its outputs read back as model
+      code reads them (through the layout and dtype its fake claims).
     - ``families``: tags that select the spec (``pytest -k rope``).
     - ``examples``: Cases always run before the generated ones.
     - ``fake``: a fake this spec installs for its op while it runs (to judge
@@ -67,7 +69,7 @@ class Spec:
     reference: Callable[..., Expectation] | None
     ulp_budget: int = 0
     bit_exact: bool = True
-    program: Callable[..., Any] = call_op
+    program: Callable[..., Any] = read_outputs
     families: tuple[str, ...] = ()
     examples: tuple[Case, ...] = ()
     fake: Callable | None = None
