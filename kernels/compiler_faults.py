@@ -66,7 +66,7 @@ class PaddedDoubling(InjectedFault):
                 padded = graph.call_function(aten.constant_pad_nd.default, (node, [0, 1]))
             with graph.inserting_after(padded):
                 cut = graph.call_function(aten.slice.Tensor, (padded, -1, 0, value.shape[-1]))
-            node.replace_all_uses_with(cut, delete_user_cb=padded.__ne__)
+            node.replace_all_uses_with(cut, delete_user_cb=lambda user, pad=padded: user is not pad)
             padded.meta["val"] = aten.constant_pad_nd.default(value, [0, 1])
             cut.meta["val"] = aten.slice.Tensor(padded.meta["val"], -1, 0, value.shape[-1])
 
