@@ -89,7 +89,7 @@ class CheckFailure(AssertionError):
         reports = [failure.report() for failure in self.failures]
         if len(reports) == 1:
             return reports[0]
-        heading = f"{len(reports)} distinct failures (other verdicts or other argument ranks):"
+        heading = f"{len(reports)} distinct failures (other verdicts or other messages):"
         return "\n".join([heading, *(f"({n}) {r}" for n, r in enumerate(reports, 1))])
 
 
