@@ -41,8 +41,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="Cases per compiled program in the Inductor check, for specs that draw "
-        "batches (default 10; 1 compiles every Case alone, statically)",
+        help="Cases per compiled program in the compiled check (default: the profile's "
+        "Cases over its compiles per spec and Mode, see suites/policy.py; 1 compiles "
+        "every Case alone, statically)",
     )
     parser.addoption(
         "--repro-dir",
@@ -73,6 +74,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="the compiled Modes to run, comma-separated, or 'all' (default: the "
         "Hypothesis profile's; see the README); an injected compiler fault runs only "
         "where named",
+    )
+    parser.addoption(
+        "--reverse",
+        action="store_true",
+        help="run the tests in reverse order (python -m reports.orders compares two "
+        "orders Case by Case)",
     )
     parser.addoption(
         "--fresh-caches",
@@ -155,6 +162,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+    if config.getoption("--reverse"):
+        items.reverse()
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

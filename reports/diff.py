@@ -9,6 +9,10 @@ run only, 0 when both runs judged alike: what a change that should not
 change behaviour (a refactoring) must show. Non-blocking Findings (a known
 fault, size-1 strides) depend on which Cases were drawn: where their
 Verdicts differ, a note says so without failing.
+
+``--per-case`` compares every Case both runs judged instead, Finding by
+Finding (known-fault attributions included): two runs of the same code in
+two test orders must agree on each (see ``reports.orders``).
 """
 
 from __future__ import annotations
@@ -39,6 +43,24 @@ def records(report: dict) -> dict[Key, dict]:
     return found
 
 
+def per_case(report: dict) -> dict[str, list[str]]:
+    """Per test and Case judged: the Case's Findings."""
+    found = {}
+    for result in report["results"]:
+        for case, findings in (result.get("per_case") or {}).items():
+            found[f"{result['test']} {case}"] = findings
+    return found
+
+
+def case_differences(before: dict[str, list[str]], after: dict[str, list[str]]) -> list[str]:
+    """One line per Case both runs judged whose Findings differ."""
+    return [
+        f"{case}: {before[case]} -> {after[case]}"
+        for case in sorted(before.keys() & after.keys())
+        if before[case] != after[case]
+    ]
+
+
 def differences(
     before: dict[Key, dict], after: dict[Key, dict], fields: tuple[str, ...] = JUDGED
 ) -> list[str]:
@@ -63,9 +85,18 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reports.diff", description=__doc__)
     parser.add_argument("before", type=Path)
     parser.add_argument("after", type=Path)
+    parser.add_argument("--per-case", action="store_true", help="compare Case by Case")
     options = parser.parse_args(None if argv is None else list(argv))
-    before = records(json.loads(options.before.read_text()))
-    after = records(json.loads(options.after.read_text()))
+    first, second = (json.loads(path.read_text()) for path in (options.before, options.after))
+    if options.per_case:
+        cases, others = per_case(first), per_case(second)
+        lines = case_differences(cases, others)
+        for line in lines:
+            print(line)
+        judged = len(cases.keys() & others.keys())
+        print(f"{judged} Cases judged in both; " + (f"{len(lines)} differ" if lines else "alike"))
+        return 1 if lines or not judged else 0
+    before, after = records(first), records(second)
     lines = differences(before, after)
     for line in lines:
         print(line)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import pytest
 from hypothesis import settings
 
+from reports import coverage
 from reports.crashes import CrashReport
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    coverage.register(config)
     if hasattr(config, "workerinput"):
         return
     json_path, md_path = config.getoption("--report-json"), config.getoption("--report-md")
@@ -146,6 +148,9 @@ def record(report: pytest.TestReport) -> dict:
         "outcome": report.outcome,
         "duration_s": round(report.duration, 3),
         "cases": known.get("cases"),
+        "compiles": known.get("compiles"),
+        "signatures": known.get("signatures"),
+        "per_case": known.get("per_case"),
         "not_judgeable": known.get("not_judgeable", 0),
         "findings": [v for k, v in report.user_properties if k == "finding"],
     }

@@ -9,6 +9,7 @@ family narrows a profile's Modes for the specs it tags by declaring
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -19,13 +20,13 @@ if TYPE_CHECKING:
     from oracles.core.spec import Spec
 
 # The compiled Modes each profile runs (the other checks have one Mode each).
-# dev runs every Mode, so `-k inductor_triton` selects one on a laptop; ci runs those
+# dev, the README's plain `pytest`, runs inductor alone (--modes adds others); ci runs those
 # that catch what inductor alone cannot within the gate's time: a wrong fake
 # under inductor_no_size_asserts gives wrong values instead of an assert,
 # and inductor_triton checks Inductor's Triton code generation; nightly runs
 # every Mode. --modes overrides the profile's choice.
 PROFILE_MODES: dict[str, Sequence[str] | str] = {
-    "dev": "all",
+    "dev": ("inductor",),
     "ci": ("inductor", "inductor_no_size_asserts", "inductor_triton"),
     "nightly": "all",
 }
@@ -37,7 +38,7 @@ PROFILE_FAKE_MODES: dict[str, Sequence[str]] = {"ci": ("inductor_no_size_asserts
 # a budget of its own (examples per spec and Mode) and ci runs it in inductor
 # only: a few programs per spec in the gate, hours of them at night.
 PROFILE_CHECK_EXAMPLES: dict[str, dict[str, int]] = {
-    "dev": {"programs": 10},
+    "dev": {"programs": 2},
     "ci": {"programs": 4},
     "nightly": {"programs": 200},
 }
@@ -105,6 +106,20 @@ def _has_schema(spec: Spec) -> bool:
     """The spec's op is a torch op (a qualified name or an overload), not a
     Python function; known without loading it."""
     return isinstance(spec.op, str) or hasattr(spec.op, "_schema")
+
+
+# The compiled check's compiles per spec and Mode: its Cases come in that many
+# batches, each one program compiled for one Signature, dynamic in the sizes
+# that vary within the batch. Cheap checks judge every Case alone.
+PROFILE_COMPILED_BATCHES: dict[str, int] = {"dev": 2, "ci": 10, "nightly": 100}
+
+
+def batch_size(batches: int | None = None) -> int:
+    """Cases per compiled program in the compiled check, so that the
+    profile's Cases come in its number of batches (or in ``batches``)."""
+    profile = settings.get_current_profile_name()
+    batches = batches or PROFILE_COMPILED_BATCHES.get(profile, 10)
+    return max(1, math.ceil(settings().max_examples / batches))
 
 
 def check_examples(check: str) -> int | None:

@@ -20,11 +20,11 @@ from hypothesis import settings
 from oracles.checks import CHECKS, Check
 from oracles.core.findings import CheckFailure, ConformanceFailure
 from oracles.core.spec import Spec, Unavailable
-from oracles.runner.property import BATCH_SIZE, Tally, run_property
+from oracles.runner.property import Tally, run_property
 from oracles.runner.replay import Replay, ReproOptions
 from reports.crashes import running_file
 from suites.catalog import fault_modes
-from suites.policy import check_examples
+from suites.policy import batch_size, check_examples
 
 
 def _run(
@@ -61,7 +61,7 @@ def _run(
             base=None if examples is None else settings(max_examples=examples),
             mode=fault or mode,
             on_finding=record_finding,
-            batch_size=config.getoption("--batch-size") or BATCH_SIZE,
+            batch_size=config.getoption("--batch-size") or batch_size(),
             repro=ReproOptions(config.getoption("--repro-dir"), rerun),
             replay=replay,
             running=running_file(config.getoption("--repro-dir")),
@@ -73,7 +73,12 @@ def _run(
     except CheckFailure as error:
         failure = error
     finally:
-        request.node.user_properties.append(("cases", tally.cases))
+        request.node.user_properties += [
+            ("cases", tally.cases),
+            ("compiles", tally.compiles),
+            ("signatures", tally.signatures),
+            ("per_case", tally.per_case),
+        ]
         if tally.not_judgeable:
             request.node.user_properties.append(("not_judgeable", tally.not_judgeable))
     if failure is not None:

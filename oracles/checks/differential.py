@@ -197,4 +197,4 @@ def evidence(
             outputs=outputs,
         )
 
-    return Evidence(witness, switched, predicted, spec)
+    return Evidence(witness, switched, predicted, spec, mode)

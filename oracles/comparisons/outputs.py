@@ -59,7 +59,8 @@ def metadata(
     real_mode: str = "the real kernel",
     layout_significant: bool = True,
 ) -> list[Finding]:
-    """Shape, dtype, device, strides (size-1 dims apart) and storage offset.
+    """Shape, dtype, device, strides (size-1 dims apart) and storage offset
+    (of a tensor with elements: no access can tell an empty one's layout).
     Where the layout is not ``layout_significant`` (a view of a tensor the
     program made: torch.compile does not promise its strides), a different
     layout is reported without blocking."""
@@ -76,7 +77,7 @@ def metadata(
                     f"{label}.{what}={got} in {other_mode}, but {real_mode} gives {want}",
                 )
             )
-    if found:
+    if found or real.numel() == 0:
         return found
     layout = METADATA if layout_significant else INTERMEDIATE_STRIDES
     big = [d for d in range(real.dim()) if real.shape[d] > 1]

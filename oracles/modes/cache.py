@@ -67,6 +67,8 @@ class CompiledPrograms:
     def __init__(self, cache_root: Path):
         self.cache_root = cache_root
         self._programs: dict[tuple, CompiledProgram] = {}
+        self.signatures = 0  # compiled programs made, fresh ones included
+        self.compiled = 0  # their compiles: Dynamo graphs handed to a backend
 
     def get(
         self,
@@ -86,7 +88,8 @@ class CompiledPrograms:
         program = None if fresh else self._programs.get(key)
         if program is None:
             cache_dir = self.cache_root / f"torch-{torch.__version__}" / key[-1]
-            program = CompiledProgram(make(), op, cache_dir, mode, dynamic)
+            program = CompiledProgram(make(), op, cache_dir, mode, dynamic, self._count_compile)
+            self.signatures += 1
             if not fresh:
                 self._programs[key] = program
         return program
@@ -95,6 +98,9 @@ class CompiledPrograms:
     def compiles(self) -> int:
         return sum(program.compiles for program in self._programs.values())
 
+    def _count_compile(self) -> None:
+        self.compiled += 1
+
 
 _programs = CompiledPrograms(Path(tempfile.gettempdir()) / "conformance-inductor-cache")
 
@@ -102,6 +108,12 @@ _programs = CompiledPrograms(Path(tempfile.gettempdir()) / "conformance-inductor
 def compiled_programs() -> CompiledPrograms:
     """The CompiledPrograms of this process."""
     return _programs
+
+
+def spent() -> tuple[int, int]:
+    """What this process has compiled so far: (compiles, compiled programs),
+    fresh ones included (since the cache root last changed)."""
+    return _programs.compiled, _programs.signatures
 
 
 def use_cache_root(root: Path) -> None:

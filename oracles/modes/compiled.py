@@ -48,6 +48,7 @@ class Compiled(Mode):
     settings: Callable[[], AbstractContextManager[None]] = _no_settings  # process state it needs
     requires: Callable[[], str | None] = lambda: None  # why it cannot run here
     only_inexact: bool = False  # only for specs with bit_exact=False
+    autograd_cache: bool = False  # AOTAutograd's cache on (as torch ships it)
     script_setup: str = ""  # what a repro script runs for ``settings``
 
     def unavailable(self, spec: Spec) -> str | None:
@@ -146,6 +147,14 @@ COMPILED = {
             "inductor_cpp_wrapper",
             "Inductor with its C++ wrapper",
             config=(("cpp_wrapper", True),),
+        ),
+        # As torch ships it, AOTAutograd's cache serves graphs across compiles:
+        # its verdicts depend on what compiled before (each Mode has its own
+        # cache folder, so only this Mode's history counts).
+        Compiled(
+            "inductor_autograd_cache",
+            "Inductor with AOTAutograd's cache on",
+            autograd_cache=True,
         ),
         Compiled(
             "inductor_emulate_precision_casts",

@@ -36,17 +36,21 @@ if TYPE_CHECKING:
 # The settings every compiled run patches, as (config module, key, value); a
 # Mode's own patch of Inductor's config comes on top, and repro scripts set
 # the same. size_asserts turns a wrong fake into an error rather than wrong
-# values (unless the Mode turns it off). torch raises on an undeclared output
-# alias of a custom op only where the CI variable is set: the verdict must not
-# depend on that, and the schema check reports it. Duck sizing would guard on
-# equal sizes. Dynamo fails loudly at 16 recompiles of one program instead of
-# falling back to eager; every program has its own code object, so the
-# process-wide total is left to grow with the number of programs.
+# values (unless the Mode turns it off). AOTAutograd's cache is off unless the
+# Mode keeps it (``Compiled.autograd_cache``): it can serve a graph that an
+# earlier compile specialized, so a verdict would depend on what ran before.
+# torch raises on an undeclared output alias of a custom op only where the CI
+# variable is set: the verdict must not depend on that, and the schema check
+# reports it. Duck sizing would guard on equal sizes. Dynamo fails loudly at
+# 16 recompiles of one program instead of falling back to eager; every program
+# has its own code object, so the process-wide total is left to grow with the
+# number of programs.
 INDUCTOR_CONFIG = "torch._inductor.config"
+FUNCTORCH_CONFIG = "torch._functorch.config"
 RECOMPILE_LIMIT = 16
 COMPILE_SETTINGS: tuple[tuple[str, str, Any], ...] = (
     (INDUCTOR_CONFIG, "size_asserts", True),
-    ("torch._functorch.config", "error_on_custom_op_aliasing", False),
+    (FUNCTORCH_CONFIG, "error_on_custom_op_aliasing", False),
     ("torch.fx.experimental._config", "use_duck_shape", False),
     ("torch._dynamo.config", "recompile_limit", RECOMPILE_LIMIT),
     ("torch._dynamo.config", "accumulated_recompile_limit", 1_000_000),
@@ -60,6 +64,7 @@ def settings_of(mode: Compiled) -> dict[str, dict[str, Any]]:
     for module, key, value in COMPILE_SETTINGS:
         patches.setdefault(module, {})[key] = value
     patches[INDUCTOR_CONFIG].update(mode.config)
+    patches[FUNCTORCH_CONFIG]["enable_autograd_cache"] = mode.autograd_cache
     return patches
 
 
@@ -105,9 +110,11 @@ class CompiledProgram:
         cache_dir: Path,
         mode: Compiled,
         dynamic: bool = False,
+        on_compile: Callable[[], None] = lambda: None,
     ):
         self.op = op
         self.mode = mode
+        self._on_compile = on_compile  # told of every compile
         self.cache_dir = cache_dir
         self.compiles = 0
         self.op_in_graph = False
@@ -129,6 +136,7 @@ class CompiledProgram:
 
     def _backend(self, gm: torch.fx.GraphModule, example_inputs: list) -> Callable:
         self.compiles += 1
+        self._on_compile()
         for node in gm.graph.nodes:
             if node.op in ("call_function", "call_method"):
                 self.graph_calls += 1

@@ -20,13 +20,15 @@ Each failure can write a standalone repro script and the Cases it ran, which
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
 import math
 import re
 import sys
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from hypothesis import (
@@ -46,6 +48,7 @@ from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
 from oracles.core.signature import batch_signature
 from oracles.core.spec import Spec, SpecError, Unavailable
 from oracles.core.verdicts import NOT_JUDGEABLE
+from oracles.modes.cache import spent
 from oracles.modes.compiled import INDUCTOR, Compiled
 from oracles.modes.interpreter import launches
 from oracles.modes.mode import Mode
@@ -92,6 +95,30 @@ class Tally:
 
     cases: int = 0  # Cases judged, shrinking's included
     not_judgeable: int = 0  # of them, Cases whose values a tool the suite runs got wrong
+    compiles: int = 0  # Dynamo graphs compiled (triage's and the stage's included)
+    signatures: int = 0  # programs compiled: one per Signature (and sizes, alone)
+    seconds: float = 0.0
+    # Per Case judged (by ``case_key``): its Findings, as "verdict" (blocking),
+    # "verdict?" (not blocking) or "verdict?fault"; the last judgement of a Case wins.
+    per_case: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+
+
+def case_key(case: Case) -> str:
+    """A Case's name in a report: its one-line description and a digest of
+    everything it holds (seed, buffers, program)."""
+    digest = hashlib.sha256(repr(case).encode()).hexdigest()[:12]
+    return f"{digest} {case.describe()}"
+
+
+def tokens(findings: Sequence[Finding]) -> list[str]:
+    """Findings as a report compares them across runs."""
+
+    def token(finding: Finding) -> str:
+        if finding.blocking:
+            return finding.verdict
+        return f"{finding.verdict}?{finding.fault or ''}"
+
+    return sorted(map(token, findings))
 
 
 def run_property(
@@ -127,7 +154,7 @@ def run_property(
     if why is not None:
         raise Unavailable(why)
     batched = the_check.batched and batch_size > 1
-    with spec.installed():
+    with spec.installed(), _tallied(tally):
         names = _argument_names(spec)
         found: set[str] = set()  # kinds of failure already found, which pass now
 
@@ -153,6 +180,7 @@ def run_property(
                 if launched():
                     findings = not_judgeable(findings, case)
                 if tally is not None:
+                    tally.per_case[case_key(case)] = tokens(findings)
                     tally.cases += 1
                     tally.not_judgeable += any(f.verdict == NOT_JUDGEABLE for f in findings)
                 undeclared = {f.verdict for f in findings} - {*the_check.verdicts, *RUNNER_VERDICTS}
@@ -223,6 +251,21 @@ def run_property(
                     if finding.blocking and on_finding is not None:
                         on_finding(finding, failure.case)
             raise CheckFailure(failures) from None
+
+
+@contextlib.contextmanager
+def _tallied(tally: Tally | None) -> Iterator[None]:
+    """Add what the block compiles, and how long it takes, to ``tally``."""
+    compiles, signatures = spent()
+    began = time.monotonic()
+    try:
+        yield
+    finally:
+        if tally is not None:
+            now_compiles, now_signatures = spent()
+            tally.compiles += now_compiles - compiles
+            tally.signatures += now_signatures - signatures
+            tally.seconds += time.monotonic() - began
 
 
 def _search(spec, check, mode, prop, base, batch_size, shrink_seconds, search, explicit) -> None:

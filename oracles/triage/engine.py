@@ -60,7 +60,8 @@ from oracles.core.verdicts import (
     OUT_ARGUMENT,
     OUTPUTS,
 )
-from oracles.triage.predictions import PREDICTORS
+from oracles.modes.compiled import Compiled
+from oracles.triage.predictions import PREDICTORS, Prediction
 from oracles.triage.switches import SWITCHES, Switch
 
 # Where the standalone reproductions lie.
@@ -209,6 +210,7 @@ class Evidence:
     # compiled, against another Case run eagerly (its outputs too, or buffers alone)
     predicted: Callable[[Case, bool], list[Finding]]
     spec: Spec
+    mode: Compiled
 
 
 def triage(
@@ -238,7 +240,7 @@ def triage(
 
     def culprit(fault: KnownFault) -> bool:
         named = [SWITCHES[name] for name in fault.culprits]
-        if not named or not all(s.available() and switched(fault, s) for s in named):
+        if not named or not all(s.available(evidence.mode) and switched(fault, s) for s in named):
             return False
         kinds = {s.kind for s in named}
         others = [
@@ -247,14 +249,17 @@ def triage(
             if s.kind in kinds
             and s.name not in (*fault.culprits, *fault.also)
             and not s.coarse
-            and s.available()
+            and s.available(evidence.mode)
         ]
         return not any(switched(fault, s) for s in others)
 
     def predicted(fault: KnownFault) -> bool:
-        prediction = PREDICTORS[fault.predicts](evidence.spec, situation.case)
-        if prediction is None:
-            return False
+        return any(
+            matches(fault, prediction)
+            for prediction in PREDICTORS[fault.predicts](evidence.spec, situation.case)
+        )
+
+    def matches(fault: KnownFault, prediction: Prediction) -> bool:
         if prediction.error is not None:
             errors = [f for f in found if f.blocking and f.verdict in fault.explains]
             return bool(errors) and all(

@@ -10,13 +10,15 @@ with that eager run bit for bit (values, shapes, strides). A fault that makes
 the compile fail instead predicts its error: the message it raises, with
 the shape and the layout the program's own values give.
 
-A predictor returns None where the Case gives its fault nothing to do:
-the fault cannot explain a disagreement there.
+A predictor returns its candidates (the fault's answer where it cannot tell
+which of several writes took the faulty path), none where the Case gives
+its fault nothing to do: the fault cannot explain a disagreement there.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -43,30 +45,51 @@ class Prediction:
     outputs: bool = True
 
 
-def _rebased(spec: Spec, case: Case) -> Prediction | None:
+def _rebased(spec: Spec, case: Case) -> list[Prediction]:
     """Dynamic shapes, pytorch/pytorch#198068: an opaque op's write to a view
     of a graph input at a nonzero storage offset lands at offset 0 (Inductor
-    passes ``reinterpret_tensor(input, size, stride, 0)``)."""
+    passes ``reinterpret_tensor(input, size, stride, 0)``). Which writes take
+    that path depends on how their views are made, so each choice of them
+    is a candidate: the op's written arguments at a nonzero offset, and each
+    ``scale_`` of a drawn program."""
     meta = case.bind(case.meta_buffers())
-    args = dict(case.args)
-    for name in spec.declared_writes:
-        view, tensor = case.args.get(name), meta.get(name)
-        if isinstance(view, View) and isinstance(tensor, torch.Tensor) and tensor.storage_offset():
+    arguments = [
+        name
+        for name in spec.declared_writes
+        if isinstance(case.args.get(name), View)
+        and isinstance(meta.get(name), torch.Tensor)
+        and meta[name].storage_offset()
+    ]
+    program = case.program
+    steps = (
+        [] if program is None else [i for i, s in enumerate(program.steps) if s.kind == "scale_"]
+    )
+    targets = [*arguments, *steps][:_MOST_REBASED]
+    found = []
+    for chosen in itertools.chain.from_iterable(
+        itertools.combinations(targets, n) for n in range(1, len(targets) + 1)
+    ):
+        args = dict(case.args)
+        for name in (t for t in chosen if isinstance(t, str)):
+            tensor, view = meta[name], case.args[name]
             at_zero = ("as_strided", tuple(tensor.shape), tuple(tensor.stride()), 0)
             args[name] = View(view.buffer, (*view.ops, at_zero))
-    program = case.program
-    if program is not None:
-        steps = tuple(
-            dataclasses.replace(s, kind="scale_at_offset_0") if s.kind == "scale_" else s
-            for s in program.steps
-        )
-        program = dataclasses.replace(program, steps=steps)
-    if args == dict(case.args) and program == case.program:
-        return None
-    return Prediction(dataclasses.replace(case, args=args, program=program), outputs=False)
+        made = program
+        if program is not None:
+            rebased = [
+                dataclasses.replace(s, kind="scale_at_offset_0") if i in chosen else s
+                for i, s in enumerate(program.steps)
+            ]
+            made = dataclasses.replace(program, steps=tuple(rebased))
+        found.append(Prediction(dataclasses.replace(case, args=args, program=made), outputs=False))
+    return found
 
 
-def _positive_zero(spec: Spec, case: Case) -> Prediction | None:
+# The writes whose choices the write-back prediction tries, at most (2**n - 1 candidates).
+_MOST_REBASED = 4
+
+
+def _positive_zero(spec: Spec, case: Case) -> list[Prediction]:
     """Dynamic shapes: AOTAutograd passes a float argument of -0.0 as +0.0."""
 
     def signless(value: Any) -> Any:
@@ -78,8 +101,8 @@ def _positive_zero(spec: Spec, case: Case) -> Prediction | None:
 
     args = {name: signless(value) for name, value in case.args.items()}
     if all(_same_bits(args[name], value) for name, value in case.args.items()):
-        return None
-    return Prediction(dataclasses.replace(case, args=args))
+        return []
+    return [Prediction(dataclasses.replace(case, args=args))]
 
 
 def _same_bits(a: Any, b: Any) -> bool:
@@ -102,13 +125,13 @@ def _chain(program: Program, value: int) -> Iterable[int]:
         value = step.operands[0]
 
 
-def _unfold_inverse(spec: Spec, case: Case) -> Prediction | None:
+def _unfold_inverse(spec: Spec, case: Case) -> list[Prediction]:
     """pytorch/pytorch#198102: functionalization writes an update made
     through an ``unfold`` view back with ``unfold_backward``, which zeroes
     what no window covers and sums overlapping windows."""
     program = case.program
     if program is None:
-        return None
+        return []
     made = program
     # From the last Step back, so each insertion leaves earlier positions be.
     for position in reversed(range(len(program.steps))):
@@ -123,17 +146,17 @@ def _unfold_inverse(spec: Spec, case: Case) -> Prediction | None:
             inverse = Step("unfold_inverse", (unfold.operands[0], value), unfold.params)
             made = made.inserted(position + 1, inverse)
     if made == program:
-        return None
-    return Prediction(dataclasses.replace(case, program=made))
+        return []
+    return [Prediction(dataclasses.replace(case, program=made))]
 
 
-def _contiguous_after_index_copy(spec: Spec, case: Case) -> Prediction | None:
+def _contiguous_after_index_copy(spec: Spec, case: Case) -> list[Prediction]:
     """pytorch/pytorch#133512: functionalization's ``index_copy`` returns a
     contiguous tensor, and what the program computes from the updated target
     takes that layout (values unchanged)."""
     program = case.program
     if program is None:
-        return None
+        return []
     made = program
     targets: set[int] = set()
     position = 0
@@ -156,8 +179,8 @@ def _contiguous_after_index_copy(spec: Spec, case: Case) -> Prediction | None:
             targets.add(step.operands[0])
         position += 1
     if made == program:
-        return None
-    return Prediction(dataclasses.replace(case, program=made))
+        return []
+    return [Prediction(dataclasses.replace(case, program=made))]
 
 
 def _root(program: Program, value: int) -> int:
@@ -167,17 +190,17 @@ def _root(program: Program, value: int) -> int:
     return value
 
 
-def _copy_aliased(spec: Spec, case: Case) -> Prediction | None:
+def _copy_aliased(spec: Spec, case: Case) -> list[Prediction]:
     """The mechanism of pytorch/pytorch#198131: a ``copy_`` from a view of
     what the op then writes is replaced by that view itself, so the op reads
     the view where it reads the destination, and the destination ends with
     the view's values after the op."""
     program = case.program
     if program is None:
-        return None
+        return []
     op = next((i for i, s in enumerate(program.steps) if s.kind == "op"), None)
     if op is None:
-        return None
+        return []
     written = {program.inputs.index(n) for n in spec.declared_writes if n in program.inputs}
     aliased = [
         i
@@ -185,7 +208,7 @@ def _copy_aliased(spec: Spec, case: Case) -> Prediction | None:
         if step.kind == "copy_" and _root(program, step.operands[1]) in written
     ]
     if not aliased:
-        return None
+        return []
     call = program.steps[op]
     steps = list(program.steps)
     for i in aliased:
@@ -198,7 +221,7 @@ def _copy_aliased(spec: Spec, case: Case) -> Prediction | None:
     kept = [s for i, s in enumerate(steps) if i not in aliased]
     at = kept.index(call) + 1
     made = dataclasses.replace(program, steps=tuple(kept[:at] + late + kept[at:]))
-    return Prediction(dataclasses.replace(case, program=made))
+    return [Prediction(dataclasses.replace(case, program=made))]
 
 
 _VIEW_ERROR = re.compile(
@@ -211,13 +234,13 @@ def _numbers(text: str) -> tuple[int, ...]:
     return tuple(int(n) for n in text.replace(",", " ").split())
 
 
-def _view_of_a_strided_cat(spec: Spec, case: Case) -> Prediction | None:
+def _view_of_a_strided_cat(spec: Spec, case: Case) -> list[Prediction]:
     """Inductor lays a ``cat`` out in its inputs' stride order, so a ``view``
     of it that eager's contiguous ``cat`` allows fails: the error names the
     cat's own shape, with strides that are not contiguous."""
     program = case.program
     if program is None:
-        return None
+        return []
     producers = program.producers()
     shapes = set()
     for step in program.steps:
@@ -227,7 +250,7 @@ def _view_of_a_strided_cat(spec: Spec, case: Case) -> Prediction | None:
         cat = len(program.inputs) + sum(s.outputs for s in program.steps[:source])
         shapes.add(_eager_shape(spec, case, program, source, cat))
     if not shapes:
-        return None
+        return []
 
     def error(text: str) -> bool:
         found = _VIEW_ERROR.search(text)
@@ -237,7 +260,7 @@ def _view_of_a_strided_cat(spec: Spec, case: Case) -> Prediction | None:
         contiguous = torch.empty(shape, device="meta").stride()
         return shape in shapes and strides != contiguous
 
-    return Prediction(error=error)
+    return [Prediction(error=error)]
 
 
 def _eager_shape(
@@ -250,7 +273,7 @@ def _eager_shape(
     return tuple(observed.outputs[0].shape)
 
 
-PREDICTORS: dict[str, Callable[[Spec, Case], Prediction | None]] = {
+PREDICTORS: dict[str, Callable[[Spec, Case], list[Prediction]]] = {
     "write-back at offset 0": _rebased,
     "-0.0 as +0.0": _positive_zero,
     "write through unfold inverted by unfold_backward": _unfold_inverse,

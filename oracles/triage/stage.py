@@ -62,7 +62,7 @@ def _culprits(mode: Compiled, compare: Callable[[Compiled], list[Finding]]) -> s
     """Which of Inductor's passes, turned off alone, make the Case agree."""
     if mode.backend != "inductor":
         return ""
-    tried = [s for s in SWITCHES.values() if s.kind == PASS and s.available()]
+    tried = [s for s in SWITCHES.values() if s.kind == PASS and s.available(mode)]
     agree = [s.what for s in tried if not any(f.blocking for f in compare(s.mode(mode)))]
     if not agree:
         return f"; none of its {len(tried)} passes or subsystems, turned off alone, undoes it"

@@ -18,13 +18,9 @@ only where a fault names it.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-from collections.abc import Iterator
-from contextlib import AbstractContextManager
 from typing import Any
 
-import torch._functorch.config as functorch_config
 import torch._inductor.config as inductor_config
 
 from oracles.modes.compiled import Compiled
@@ -39,34 +35,23 @@ class Switch:
     what: str  # what is off, in words: "Inductor's reinplacing of in-place ops"
     kind: str = PASS
     config: tuple[tuple[str, Any], ...] = ()  # torch._inductor.config patch
-    autograd_cache: bool = True  # AOTAutograd's cache stays on
+    autograd_cache: bool = True  # False: AOTAutograd's cache off
     coarse: bool = False
 
-    def available(self) -> bool:
-        """This torch release has every config key the switch patches."""
-        return all(hasattr(inductor_config, key) for key, _ in self.config)
+    def available(self, mode: Compiled) -> bool:
+        """It can be thrown in ``mode``: this torch release has every config
+        key it patches, and what it turns off is on in ``mode``."""
+        keys = all(hasattr(inductor_config, key) for key, _ in self.config)
+        return keys and (self.kind != CACHE or mode.autograd_cache)
 
     def mode(self, mode: Compiled) -> Compiled:
         """``mode`` with this switch thrown."""
-        settings = mode.settings if self.autograd_cache else _without_cache(mode)
         return dataclasses.replace(
             mode,
             name=f"{mode.name} with {self.what} off",
             config=(*mode.config, *self.config),
-            settings=settings,
+            autograd_cache=mode.autograd_cache and self.autograd_cache,
         )
-
-
-def _without_cache(mode: Compiled):
-    @contextlib.contextmanager
-    def settings() -> Iterator[None]:
-        with mode.settings(), functorch_config.patch(enable_autograd_cache=False):
-            yield
-
-    def _settings() -> AbstractContextManager[None]:
-        return settings()
-
-    return _settings
 
 
 def _disabled(pass_name: str) -> tuple[tuple[str, Any], ...]:

@@ -26,7 +26,6 @@ import dataclasses
 from pathlib import Path
 
 import torch
-import torch._functorch.config as functorch_config
 from hypothesis import strategies as st
 
 from families.rope import specs as rope
@@ -37,7 +36,7 @@ from oracles.core.findings import Finding
 from oracles.core.signature import batch_signature
 from oracles.core.spec import Spec
 from oracles.modes.cache import compiled_programs, use_cache_root
-from oracles.modes.compiled import INDUCTOR
+from oracles.modes.compiled import COMPILED, INDUCTOR
 from oracles.triage.engine import Evidence, Situation, triage
 from oracles.triage.faults import FAULTS, KNOWN_FAULTS
 from oracles.triage.stage import stage_at_fault
@@ -204,10 +203,10 @@ def _run_batch(folder, autograd_cache: bool) -> list[list]:
     [spec] = [s for s in rope.SPECS if s.name == "rotary_embedding_torch"]
     previous = compiled_programs().cache_root
     use_cache_root(folder)  # fresh compiled programs and a fresh disk cache
+    mode = COMPILED["inductor_autograd_cache"] if autograd_cache else INDUCTOR
     try:
-        with functorch_config.patch(enable_autograd_cache=autograd_cache):
-            batch = batch_signature(SPECIALIZED_THEN_GENERAL)
-            return [check_compiled(spec, case, batch) for case in SPECIALIZED_THEN_GENERAL]
+        batch = batch_signature(SPECIALIZED_THEN_GENERAL)
+        return [check_compiled(spec, case, batch, mode) for case in SPECIALIZED_THEN_GENERAL]
     finally:
         use_cache_root(previous)
 
@@ -226,7 +225,10 @@ def test_a_cached_graph_specialized_to_other_sizes_is_reported(tmp_path):
     assert found[:2] == [[], []]
     [finding] = found[2]
     assert not finding.blocking
-    assert "[compiled] the program compiled by inductor failed where eager ran" in finding.message
+    assert (
+        "[compiled] the program compiled by inductor_autograd_cache failed where eager ran"
+        in finding.message
+    )
     assert "index out of bounds: 0 <= tmp9 < 1L" in finding.message
     assert "known Inductor fault 'autograd-cache specialization'" in finding.message
 
@@ -285,7 +287,7 @@ def test_two_faults_in_one_program_are_explained_together():
 
 
 def _evidence(spec: Spec, witness, switched) -> Evidence:
-    return Evidence(witness, switched, lambda other, outputs: [], spec)
+    return Evidence(witness, switched, lambda other, outputs: [], spec, INDUCTOR)
 
 
 def test_a_witness_that_compared_nothing_is_no_evidence():

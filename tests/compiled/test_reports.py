@@ -164,3 +164,25 @@ def test_a_record_keeps_a_skips_reason_and_whether_a_known_fault_reproduced():
         "known_fault",
         True,
     )
+
+
+def test_a_run_ends_with_what_it_covered_and_records_what_it_spent(tmp_path):
+    report = tmp_path / "report.json"
+    specs = CHECKOUT / "tests" / "user_specs" / "argument_specs.py"
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "pytest", f"--specs={specs}", "-k", "pick and not programs",
+            f"--report-json={report}",
+        ],
+        cwd=CHECKOUT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:]
+    summary = result.stdout[result.stdout.index("conformance coverage") :]
+    assert "Cases judged / programs compiled, per spec and check" in summary
+    row = next(line for line in summary.splitlines() if line.startswith("pick "))
+    assert re.search(r"\b2\d / [12]\b", row), row  # the compiled check: Cases / programs
+    assert re.search(r"Modes: .*inductor.*; \d+ compiles in all", summary), summary
+    assert "Further: --hypothesis-profile=ci" in summary
+    [compiled] = [r for r in json.loads(report.read_text())["results"] if r["check"] == "compiled"]
+    assert compiled["signatures"] >= 1 and compiled["compiles"] >= compiled["signatures"]
+    assert 0 < len(compiled["per_case"]) <= compiled["cases"]

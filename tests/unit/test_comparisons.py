@@ -70,6 +70,14 @@ def test_metadata_reports_storage_offset():
     assert "out[1].storage_offset()=0 in the fake, but the real kernel gives 4" in finding.message
 
 
+def test_metadata_ignores_the_layout_of_an_empty_tensor():
+    # No element to read: its strides and offset cannot be told apart.
+    empty = torch.empty(1, 3)[1:]
+    assert metadata("out[1]", empty, torch.empty(3, 1).t()[1:], "inductor") == []
+    [finding] = metadata("out[1]", empty, torch.empty(0, 4), "inductor")
+    assert finding.message == "out[1].shape=(0, 4) in inductor, but the real kernel gives (0, 3)"
+
+
 def test_aliasing_compares_the_inputs_each_output_aliases():
     x = torch.empty(4)
     args = {"x": x}

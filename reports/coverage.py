@@ -1,0 +1,69 @@
+"""What a run of the gate covered, printed at its end: per spec and check,
+the Cases judged, the programs compiled (one per Signature) and the Modes,
+and how to go further."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+
+# What a run at the default profile leaves for longer runs.
+FURTHER = (
+    "Further: --hypothesis-profile=ci (the CI gate: 100 Cases a check, derandomized), "
+    "--hypothesis-profile=nightly (1,000, every Mode), --modes=all (every compiled Mode now)"
+)
+
+
+class Coverage:
+    """Collects every conformance test's tally; prints them at the end."""
+
+    def __init__(self) -> None:
+        # spec -> check -> [cases, signatures, compiles, Modes, outcomes]
+        self.rows: dict[str, dict[str, list]] = defaultdict(dict)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call" and not (report.when == "setup" and report.skipped):
+            return
+        known: dict = dict(p for p in report.user_properties if p[0] in TALLIED)
+        if "spec" not in known:
+            return
+        row = self.rows[str(known["spec"])].setdefault(str(known["check"]), [0, 0, 0, set(), set()])
+        row[0] += known.get("cases") or 0
+        row[1] += known.get("signatures") or 0
+        row[2] += known.get("compiles") or 0
+        if not report.skipped:
+            row[3].add(known["mode"])
+        row[4].add(report.outcome)
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:  # noqa: ANN001 - pytest's type
+        if not self.rows:
+            return
+        write = terminalreporter.write_line
+        terminalreporter.section("conformance coverage")
+        checks = sorted({check for row in self.rows.values() for check in row})
+        write("Cases judged / programs compiled, per spec and check (- : skipped)")
+        width = max(len(spec) for spec in self.rows)
+        write(f"{'spec':<{width}}  " + "  ".join(f"{c:>14}" for c in checks))
+        for spec in sorted(self.rows):
+            cells = []
+            for check in checks:
+                row = self.rows[spec].get(check)
+                if row is None or not row[3]:
+                    cells.append(f"{'-':>14}")
+                else:
+                    cells.append(f"{f'{row[0]} / {row[1]}':>14}")
+            write(f"{spec:<{width}}  " + "  ".join(cells))
+        modes = sorted({m for row in self.rows.values() for r in row.values() for m in r[3]})
+        compiles = sum(r[2] for row in self.rows.values() for r in row.values())
+        write(f"Modes: {', '.join(modes)}; {compiles} compiles in all")
+        write(FURTHER)
+
+
+TALLIED = ("spec", "check", "mode", "cases", "signatures", "compiles")
+
+
+def register(config: pytest.Config) -> None:
+    """Print the coverage summary in the process that reports (not a worker)."""
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(Coverage(), "conformance-coverage")
