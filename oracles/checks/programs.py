@@ -78,13 +78,16 @@ def _refused(program: Program, mode: Compiled, finding: Finding) -> Finding | No
 
 def _cut_down(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Finding]:
     """The shrunk program cut down further by deleting Steps, its Findings,
-    and the key that tells distinct bugs apart."""
+    and the key that tells distinct bugs apart. A cut-down program fails
+    alike only where triage leaves it blocking: deleting a Step can leave a
+    program that a known fault explains, which would report a known fault
+    as the new bug."""
     assert isinstance(mode, Compiled)
     case = failure.cases[failure.index]
     symptom = {f.verdict for f in failure.findings if f.blocking}
 
     def fails(program: Program) -> bool:
-        found = untriaged(spec, dataclasses.replace(case, program=program), mode)
+        found = check_programs(spec, dataclasses.replace(case, program=program), None, mode)
         return {f.verdict for f in found if f.blocking} == symptom
 
     program = minimize(_drawn(case), fails)
@@ -94,7 +97,7 @@ def _cut_down(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Findi
         cases = list(failure.cases)
         cases[failure.index] = case
         failure.cases = tuple(cases)
-        findings = untriaged(spec, case, mode)
+        findings = check_programs(spec, case, None, mode)
     return [
         *findings,
         Finding(

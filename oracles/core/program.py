@@ -86,6 +86,12 @@ STEPS: dict[str, StepKind] = {
     "contiguous": StepKind("fresh", "{0}.contiguous()"),
     "op_on": StepKind("op", "call_op(op, **{{**args, {p0}: {0}}})"),  # one argument replaced
     "scale_at_offset_0": StepKind("write", "scale_({0}.as_strided({0}.size(), {0}.stride(), 0))"),
+    # the op with the arguments named in p0 rebased to storage offset 0
+    "op_at_offset_0": StepKind(
+        "op",
+        "call_op(op, **{{**args, **{{n: args[n].as_strided(args[n].size(), args[n].stride(), 0) "
+        "for n in {p0}}}}})",
+    ),
 }
 
 

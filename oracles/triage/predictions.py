@@ -48,10 +48,12 @@ class Prediction:
 def _rebased(spec: Spec, case: Case) -> list[Prediction]:
     """Dynamic shapes, pytorch/pytorch#198068: an opaque op's write to a view
     of a graph input at a nonzero storage offset lands at offset 0 (Inductor
-    passes ``reinterpret_tensor(input, size, stride, 0)``). Which writes take
-    that path depends on how their views are made, so each choice of them
-    is a candidate: the op's written arguments at a nonzero offset, and each
-    ``scale_`` of a drawn program."""
+    passes ``reinterpret_tensor(input, size, stride, 0)`` to the op, which
+    reads there too). Which writes take that path depends on how their views
+    are made, so each choice of them is a candidate: the op's written
+    arguments at a nonzero offset, and each ``scale_`` of a drawn program.
+    Only the op's call is rebased: the rest of a drawn program reads and
+    writes its arguments where they are."""
     meta = case.bind(case.meta_buffers())
     arguments = [
         name
@@ -69,20 +71,36 @@ def _rebased(spec: Spec, case: Case) -> list[Prediction]:
     for chosen in itertools.chain.from_iterable(
         itertools.combinations(targets, n) for n in range(1, len(targets) + 1)
     ):
-        args = dict(case.args)
-        for name in (t for t in chosen if isinstance(t, str)):
-            tensor, view = meta[name], case.args[name]
-            at_zero = ("as_strided", tuple(tensor.shape), tuple(tensor.stride()), 0)
-            args[name] = View(view.buffer, (*view.ops, at_zero))
-        made = program
-        if program is not None:
-            rebased = [
-                dataclasses.replace(s, kind="scale_at_offset_0") if i in chosen else s
-                for i, s in enumerate(program.steps)
-            ]
-            made = dataclasses.replace(program, steps=tuple(rebased))
-        found.append(Prediction(dataclasses.replace(case, args=args, program=made), outputs=False))
+        names = tuple(t for t in chosen if isinstance(t, str))
+        if program is None:
+            made = dataclasses.replace(case, args=_at_offset_0(case, meta, names))
+        else:
+            rebased = [_step_rebased(s, i in chosen, names) for i, s in enumerate(program.steps)]
+            made = dataclasses.replace(
+                case, program=dataclasses.replace(program, steps=tuple(rebased))
+            )
+        found.append(Prediction(made, outputs=False))
     return found
+
+
+def _at_offset_0(case: Case, meta: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """The Case's arguments with those named rebased to storage offset 0."""
+    args = dict(case.args)
+    for name in names:
+        tensor, view = meta[name], case.args[name]
+        at_zero = ("as_strided", tuple(tensor.shape), tuple(tensor.stride()), 0)
+        args[name] = View(view.buffer, (*view.ops, at_zero))
+    return args
+
+
+def _step_rebased(step: Step, chosen: bool, names: tuple[str, ...]) -> Step:
+    """``step`` as the fault runs it: a chosen ``scale_`` at offset 0; the
+    op's call with the arguments ``names`` at offset 0."""
+    if step.kind == "scale_" and chosen:
+        return dataclasses.replace(step, kind="scale_at_offset_0")
+    if step.kind == "op" and names:
+        return dataclasses.replace(step, kind="op_at_offset_0", params=(names, *step.params))
+    return step
 
 
 # The writes whose choices the write-back prediction tries, at most (2**n - 1 candidates).

@@ -14,15 +14,17 @@ from hypothesis import strategies as st
 
 from families.mrope.faults import SHIFTED_SLICE_SCATTER
 from kernels.compiler_faults import FAULT_MODES
+from oracles.checks import programs
 from oracles.checks.programs import check_programs
 from oracles.core.case import Buffer, Case, View
-from oracles.core.findings import Finding
+from oracles.core.findings import ConformanceFailure, Finding
 from oracles.core.program import Program, Step
 from oracles.core.spec import Spec
 from oracles.modes.compiled import COMPILED
+from oracles.triage import predictions
 from oracles.triage.faults import FAULTS
 from suites.catalog import builtin_specs
-from tests.compiled.test_programs import CORRECT_CASE, OP, WHOLE, _program
+from tests.compiled.test_programs import CORRECT_CASE, OP, SCALE, WHOLE, _program
 from tests.zoo_helpers import needs_kernels
 
 INJECTED = {mode.name: mode for mode in FAULT_MODES}
@@ -165,3 +167,41 @@ def test_a_wrong_fake_is_never_demoted_as_a_compiler_fault() -> None:
     found = check_programs(spec, case, None, COMPILED["inductor_no_size_asserts"])
     assert any(f.blocking for f in found), found
     assert not any(f.fault for f in found), found
+
+
+# The op's argument is a row of its buffer, at a nonzero storage offset.
+SECOND_ROW = Case({"b": Buffer((3, 4), torch.float32)}, {"x": View("b", (("select", 0, 1),))}, 1)
+BEFORE_THE_OP = {"neg_": (), "fill_": (-0.0,), "mul_": ()}
+
+
+@pytest.mark.parametrize("kind", BEFORE_THE_OP)
+def test_the_write_back_fault_rebases_the_ops_call_alone(kind: str) -> None:
+    """A write to the argument before the op lands where it should; only the
+    op reads and writes at offset 0. A prediction that rebased the argument
+    for the whole program moved that write too and left the fault blocking."""
+    before = Step(kind, (0,), BEFORE_THE_OP[kind])
+    program = Program(("x",), (before, OP), (0,), dynamic=True)
+    found = check_programs(SCALE, dataclasses.replace(SECOND_ROW, program=program))
+    assert found and not any(f.blocking for f in found), found
+    assert {f.fault for f in found} == {FAULTS["dynamic_write_back"].name}
+
+
+def test_a_program_is_never_cut_down_to_one_a_known_fault_explains(monkeypatch) -> None:
+    """Deleting Steps of an unexplained program can leave one that a known
+    fault explains: the cut-down program must still fail as triage judges it."""
+    rebased = predictions.PREDICTORS["write-back at offset 0"]
+
+    def only_the_op_alone(spec: Spec, case: Case) -> list:
+        # Explains the fault where the program is the op alone, as a weaker
+        # predictor would: the program with a write before it stays unexplained.
+        return rebased(spec, case) if len(case.program.steps) == 1 else []
+
+    monkeypatch.setitem(predictions.PREDICTORS, "write-back at offset 0", only_the_op_alone)
+    program = Program(("x",), (Step("neg_", (0,)), OP), (0,), dynamic=True)
+    case = dataclasses.replace(SECOND_ROW, program=program)
+    found = check_programs(SCALE, case)
+    assert any(f.blocking for f in found), found
+    failure = ConformanceFailure("programs", SCALE.op, case.describe(), found, (case,))
+    reported = programs.CHECK.finish(SCALE, COMPILED["inductor"], failure)
+    assert failure.cases[0].program == program, failure.cases[0].program
+    assert any(f.blocking for f in reported), reported
