@@ -131,13 +131,16 @@ def test_spec_selects_exactly_one_spec_by_name():
 
 
 def test_k_selects_a_mode_and_profiles_choose_modes():
-    triton = _pytest("-k", "inductor_triton").stdout
+    # dev runs inductor alone; --modes=all selects every compiled Mode.
+    dev = _pytest().stdout
+    assert "test_compiled[rope-rotary_embedding-inductor]" in dev and "-inductor_triton]" not in dev
+    triton = _pytest("--modes=all", "-k", "inductor_triton").stdout
     assert "test_compiled[rope-rotary_embedding-inductor_triton]" in triton
     assert "-inductor]" not in triton and "test_fake" not in triton
     # -k triton also selects the Triton kernels' specs, in every check.
-    every_triton = _pytest("-k", "triton").stdout
+    every_triton = _pytest("--modes=all", "-k", "triton").stdout
     assert "test_fake[rope-triton-rotary_embedding_triton]" in every_triton
-    no_asserts = _pytest("-k", "no_size_asserts").stdout
+    no_asserts = _pytest("--modes=all", "-k", "no_size_asserts").stdout
     assert "test_compiled[rope-rotary_embedding_functional-inductor_no_size_asserts]" in no_asserts
     # The ci profile runs its own Modes; --modes chooses others.
     ci = _pytest("--hypothesis-profile=ci").stdout
@@ -150,7 +153,7 @@ def test_k_selects_a_mode_and_profiles_choose_modes():
     assert "test_compiled[rope-triton-rotary_embedding_triton-inductor]" in triton_ci
     assert "rotary_embedding_triton-inductor_no_size_asserts]" not in triton_ci
     assert "test_compiled[rope-rotary_embedding-inductor_no_size_asserts]" in ci
-    assert "rotary_embedding_triton-inductor_no_size_asserts]" in every_triton  # dev: all
+    assert "rotary_embedding_triton-inductor_no_size_asserts]" in every_triton  # all: untagged
     forced = _pytest("--hypothesis-profile=ci", "--modes=inductor_no_size_asserts").stdout
     assert "test_compiled[rope-triton-rotary_embedding_triton-inductor_no_size_asserts]" in forced
     wrong = _pytest("--modes=inductor_tritn")
