@@ -43,6 +43,10 @@ PROFILE_CHECK_EXAMPLES: dict[str, dict[str, int]] = {
     "nightly": {"programs": 200},
 }
 PROFILE_CHECK_MODES: dict[str, dict[str, Sequence[str]]] = {"ci": {"programs": ("inductor",)}}
+# The profiles that run the known compiler faults' standalone scripts: they
+# judge torch's release (and keep the known-fault list true), not the specs,
+# and each compiles in a process of its own.
+KNOWN_FAULT_PROFILES = ("ci", "nightly")
 
 
 def register_profiles() -> None:
@@ -125,3 +129,8 @@ def batch_size(batches: int | None = None) -> int:
 def check_examples(check: str) -> int | None:
     """The examples the current profile gives ``check``, if it sets them."""
     return PROFILE_CHECK_EXAMPLES.get(settings.get_current_profile_name(), {}).get(check)
+
+
+def runs_known_fault_scripts() -> bool:
+    """The loaded profile runs the known compiler faults' scripts."""
+    return settings.get_current_profile_name() in KNOWN_FAULT_PROFILES

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -94,11 +95,31 @@ class CheckFailure(AssertionError):
 
 
 def error_text(error: BaseException, lines: int = 3) -> str:
-    """The error's first lines; for Dynamo's, the user code it was tracing."""
+    """The error's first lines; for Dynamo's, the user code it was tracing;
+    for an assertion with no message, where it was raised."""
     text = [line.strip() for line in str(error).splitlines() if line.strip()]
     marker = "from user code:"
-    if marker not in text:
-        return f"{type(error).__name__}: " + " / ".join(text[:lines])
-    frames = [line for line in text[text.index(marker) :] if line.startswith("File ")]
-    text = text[: text.index(marker)][:lines] + [f"tracing {frames[-1]}"] * bool(frames)
-    return f"{type(error).__name__}: " + " / ".join(text)
+    if marker in text:
+        frames = [line for line in text[text.index(marker) :] if line.startswith("File ")]
+        text = text[: text.index(marker)][:lines] + [f"tracing {frames[-1]}"] * bool(frames)
+    else:
+        text = text[:lines]
+    where = _raised_at(error)
+    return f"{type(error).__name__}: " + " / ".join(text[:1] + where + text[1:])
+
+
+def _raised_at(error: BaseException) -> list[str]:
+    """Where the innermost error of ``error``'s chain was raised, if it says
+    nothing itself (a bare ``assert`` in the compiler): its last frame."""
+    inner = error
+    while (cause := inner.__cause__ or inner.__context__) is not None:
+        inner = cause
+    if str(inner).strip():
+        return []
+    frames = traceback.extract_tb(inner.__traceback__ or error.__traceback__)
+    if not frames:
+        return []
+    last = frames[-1]
+    path = last.filename.rpartition("site-packages/")[2]
+    name = type(inner).__name__
+    return [f"{name} with no message, raised at {path}:{last.lineno} in {last.name}"]

@@ -116,6 +116,27 @@ def test_a_dynamo_error_names_the_user_code_it_was_tracing():
     assert error_text(ValueError("one\n\ntwo\nthree\nfour")) == "ValueError: one / two / three"
 
 
+def _bare_assert() -> None:
+    raise AssertionError  # pytest rewrites an assert statement here to say what failed
+
+
+def test_a_bare_compiler_assertion_names_where_it_was_raised():
+    # As Inductor wraps one: its own message says nothing of where it failed.
+    try:
+        try:
+            _bare_assert()
+        except AssertionError as inner:
+            raise RuntimeError("AssertionError: \nSet TORCHDYNAMO_VERBOSE=1") from inner
+    except RuntimeError as error:
+        text = error_text(error)
+    assert text.startswith(
+        "RuntimeError: AssertionError: / AssertionError with no message, raised at "
+    ), text
+    assert "test_checks.py:" in text
+    assert text.endswith(" in _bare_assert / Set TORCHDYNAMO_VERBOSE=1"), text
+    assert "raised at" not in error_text(ValueError("says what it is"))
+
+
 torch.library.define("conformance_check_tests::bump_", "(Tensor(a!) x) -> Tensor(a!)")
 
 

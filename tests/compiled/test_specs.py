@@ -118,7 +118,9 @@ def test_a_run_of_user_specs_runs_only_what_concerns_them():
     user = _pytest(f"--specs={CHECKOUT / 'tests' / 'user_specs' / 'argument_specs.py'}").stdout
     assert "test_fake[" in user
     assert "test_known_fault" not in user and "NOTSET" not in user
-    assert "test_known_fault[dynamic_write_back]" in _pytest().stdout
+    # The gate and the nightly run the known faults' scripts; the quick dev run does not.
+    assert "test_known_fault[dynamic_write_back]" in _pytest("--hypothesis-profile=ci").stdout
+    assert "test_known_fault" not in _pytest().stdout
 
 
 def test_spec_selects_exactly_one_spec_by_name():
