@@ -46,6 +46,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "every Case alone, statically)",
     )
     parser.addoption(
+        "--compiles",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a budget of compiles per spec, check and Mode (default: the profile's, "
+        "see suites/policy.py): the compiled check's Cases come in N batches, one "
+        "compiled program each, and the programs check draws N programs; known-fault "
+        "triage and the stage at fault compile on top, and the report counts them",
+    )
+    parser.addoption(
         "--repro-dir",
         type=Path,
         default=Path(__file__).parent / "reports" / "out" / "repro",
@@ -95,9 +105,10 @@ def _runs_tests(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    batch_size = config.getoption("--batch-size")
-    if batch_size is not None and batch_size < 1:
-        raise pytest.UsageError(f"--batch-size must be at least 1, got {batch_size}")
+    for option in ("--batch-size", "--compiles"):
+        value = config.getoption(option)
+        if value is not None and value < 1:
+            raise pytest.UsageError(f"{option} must be at least 1, got {value}")
     if _runs_tests(config):
         _use_caches(config)
     # A misspelt --modes or a malformed spec file stops the run here.

@@ -42,6 +42,9 @@ PROFILE_CHECK_EXAMPLES: dict[str, dict[str, int]] = {
     "ci": {"programs": 4},
     "nightly": {"programs": 200},
 }
+# The checks that compile every example on its own: a budget of compiles is
+# their number of examples.
+COMPILES_EVERY_EXAMPLE = ("programs",)
 PROFILE_CHECK_MODES: dict[str, dict[str, Sequence[str]]] = {"ci": {"programs": ("inductor",)}}
 # The profiles that run the known compiler faults' standalone scripts: they
 # judge torch's release (and keep the known-fault list true), not the specs,
@@ -120,14 +123,19 @@ PROFILE_COMPILED_BATCHES: dict[str, int] = {"dev": 2, "ci": 10, "nightly": 100}
 
 def batch_size(batches: int | None = None) -> int:
     """Cases per compiled program in the compiled check, so that the
-    profile's Cases come in its number of batches (or in ``batches``)."""
+    profile's Cases come in its number of batches (or in ``batches``, a
+    budget of compiles)."""
     profile = settings.get_current_profile_name()
     batches = batches or PROFILE_COMPILED_BATCHES.get(profile, 10)
     return max(1, math.ceil(settings().max_examples / batches))
 
 
-def check_examples(check: str) -> int | None:
-    """The examples the current profile gives ``check``, if it sets them."""
+def check_examples(check: str, compiles: int | None = None) -> int | None:
+    """The examples the current profile gives ``check``, if it sets them; a
+    budget of ``compiles`` (``--compiles``) sets them for the checks that
+    compile every example."""
+    if compiles is not None and check in COMPILES_EVERY_EXAMPLE:
+        return compiles
     return PROFILE_CHECK_EXAMPLES.get(settings.get_current_profile_name(), {}).get(check)
 
 

@@ -54,14 +54,15 @@ def _run(
     failure = None
     tally = Tally()
     try:
-        examples = check_examples(check)
+        compiles = config.getoption("--compiles")
+        examples = check_examples(check, compiles)
         run_property(
             spec,
             check,
             base=None if examples is None else settings(max_examples=examples),
             mode=fault or mode,
             on_finding=record_finding,
-            batch_size=config.getoption("--batch-size") or batch_size(),
+            batch_size=config.getoption("--batch-size") or batch_size(compiles),
             repro=ReproOptions(config.getoption("--repro-dir"), rerun),
             replay=replay,
             running=running_file(config.getoption("--repro-dir")),

@@ -54,6 +54,7 @@ from oracles.modes.interpreter import launches
 from oracles.modes.mode import Mode
 from oracles.repro.script import write_repro
 from oracles.runner.budgets import SHRINK_SECONDS, check_settings, shrink_budget
+from oracles.runner.draws import same_draws
 from oracles.runner.replay import Replay, ReproOptions, shown
 from oracles.strategies.batches import derived_batches
 from oracles.triage.interpreter import not_judgeable
@@ -154,7 +155,7 @@ def run_property(
     if why is not None:
         raise Unavailable(why)
     batched = the_check.batched and batch_size > 1
-    with spec.installed(), _tallied(tally):
+    with spec.installed(), _tallied(tally), same_draws():
         names = _argument_names(spec)
         found: set[str] = set()  # kinds of failure already found, which pass now
 

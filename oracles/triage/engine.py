@@ -270,12 +270,19 @@ def triage(
         shown = {f.verdict for f in run if f.blocking}
         return not (shown & NO_COMPARISON) and not shown & fault.explains
 
+    def supported(fault: KnownFault) -> bool:
+        if not fault.supported_by:
+            return True
+        run = functools.partial(evidence.witness, fault.supported_by)
+        return agrees(fault, seen("witness", fault.supported_by, run))
+
     def fits(fault: KnownFault) -> bool:
-        if fault.supported_by:
-            run = functools.partial(evidence.witness, fault.supported_by)
-            if not agrees(fault, seen("witness", fault.supported_by, run)):
-                return False
-        return culprit(fault) if fault.evidence == CULPRIT else predicted(fault)
+        # Both must hold; the cheaper question first. A prediction reruns the
+        # program already compiled, a witness compiles once, and a culprit
+        # compiles once per switch of its kind.
+        if fault.evidence == CULPRIT:
+            return supported(fault) and culprit(fault)
+        return predicted(fault) and supported(fault)
 
     # Faults are tried in order until those that fit explain every blocking
     # verdict: a witness compiles, so none runs once the question is settled.

@@ -186,3 +186,25 @@ def test_a_run_ends_with_what_it_covered_and_records_what_it_spent(tmp_path):
     [compiled] = [r for r in json.loads(report.read_text())["results"] if r["check"] == "compiled"]
     assert compiled["signatures"] >= 1 and compiled["compiles"] >= compiled["signatures"]
     assert 0 < len(compiled["per_case"]) <= compiled["cases"]
+
+
+def test_a_budget_of_compiles_is_what_the_compiling_checks_spend(tmp_path):
+    report = tmp_path / "report.json"
+    specs = CHECKOUT / "tests" / "user_specs" / "argument_specs.py"
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "pytest", f"--specs={specs}", "--spec=pick", "-k",
+            "compiled or programs", "--compiles=1", f"--report-json={report}",
+        ],
+        cwd=CHECKOUT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:]
+    runs = {r["check"]: r for r in json.loads(report.read_text())["results"]}
+    # Every Case the profile gives the compiled check, in one compiled program.
+    assert runs["compiled"]["cases"] >= 20 and runs["compiled"]["signatures"] == 1
+    assert runs["programs"]["cases"] == 1
+    none = subprocess.run(
+        [sys.executable, "-m", "pytest", "--compiles=0", "--collect-only"],
+        cwd=CHECKOUT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert none.returncode != 0 and "--compiles must be at least 1, got 0" in none.stderr
