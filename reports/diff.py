@@ -94,8 +94,19 @@ def main(argv: Iterable[str] | None = None) -> int:
         for line in lines:
             print(line)
         judged = len(cases.keys() & others.keys())
-        print(f"{judged} Cases judged in both; " + (f"{len(lines)} differ" if lines else "alike"))
-        return 1 if lines or not judged else 0
+        # A derandomized run judges the same Cases in any order: one judged by
+        # one run only means the draws themselves depended on what ran before.
+        alone = len(cases.keys() - others.keys()), len(others.keys() - cases.keys())
+        print(
+            f"{judged} Cases judged in both; "
+            + (f"{len(lines)} differ" if lines else "alike")
+            + (
+                f"; {alone[0]} judged by the first run only, {alone[1]} by the second"
+                if any(alone)
+                else ""
+            )
+        )
+        return 1 if lines or any(alone) or not judged else 0
     before, after = records(first), records(second)
     lines = differences(before, after)
     for line in lines:

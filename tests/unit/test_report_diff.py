@@ -54,3 +54,19 @@ def test_another_outcome_count_or_blocking_verdict_is_a_difference(tmp_path, cap
     assert (
         "note (non-blocking Findings): rope-x / compiled / inductor: notes ['values'] -> []" in out
     )
+
+
+def _judged(*cases: tuple[str, list[str]]) -> dict:
+    return {"results": [{"test": "test_compiled[rope-x-inductor]", "per_case": dict(cases)}]}
+
+
+def test_per_case_a_case_judged_by_one_run_only_is_a_difference(tmp_path, capsys):
+    (tmp_path / "a.json").write_text(json.dumps(_judged(("c1", []), ("c2", ["values"]))))
+    (tmp_path / "b.json").write_text(json.dumps(_judged(("c1", []), ("c2", ["values"]))))
+    assert main(["--per-case", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
+    assert "2 Cases judged in both; alike" in capsys.readouterr().out
+    # Another Case drawn in its place: the draws depended on what ran before.
+    (tmp_path / "b.json").write_text(json.dumps(_judged(("c1", []), ("c3", ["values"]))))
+    assert main(["--per-case", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 1
+    out = capsys.readouterr().out
+    assert "1 Cases judged in both; alike; 1 judged by the first run only, 1 by the second" in out
