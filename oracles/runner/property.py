@@ -45,7 +45,7 @@ from hypothesis.control import currently_in_test_context
 from oracles.checks import CHECKS, Check
 from oracles.core.case import Case, CaseError
 from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
-from oracles.core.signature import batch_signature
+from oracles.core.signature import BatchSignature, batch_signature
 from oracles.core.spec import Spec, SpecError, Unavailable
 from oracles.core.verdicts import NOT_JUDGEABLE
 from oracles.modes.cache import spent
@@ -57,6 +57,7 @@ from oracles.runner.budgets import SHRINK_SECONDS, check_settings, shrink_budget
 from oracles.runner.draws import same_draws
 from oracles.runner.replay import Replay, ReproOptions, shown
 from oracles.strategies.batches import derived_batches
+from oracles.triage.engine import one_batch
 from oracles.triage.interpreter import not_judgeable
 
 if sys.version_info < (3, 11):
@@ -165,6 +166,10 @@ def run_property(
                 _check_arguments(spec, case, names)
                 if spec.domain is not None and spec.domain.violations(case):
                     reject()  # outside the kernel's declared domain
+            with one_batch() if batch is not None else contextlib.nullcontext():
+                judge(cases, batch)
+
+        def judge(cases: list[Case], batch: BatchSignature | None) -> None:
             for index, case in enumerate(cases):
                 if running is not None:
                     Replay(

@@ -24,6 +24,14 @@ that only Inductor trusts. A disagreement is explained only when fitting
 faults explain every blocking verdict of it (two faults may meet in one
 program).
 
+In a batch (``one_batch``), the ``static`` witness stands for the batch's
+program: it compiles a Case alone, once per Case, so it runs once, on the
+first Case of the batch that needs it, and its answer holds for the others.
+What it supports is "the program this batch compiled dynamically agrees with
+eager when compiled statically"; each Case still needs its own evidence (the
+prediction of its own wrong answer, bit for bit). A witness that disagrees
+leaves every Case of the batch blocking.
+
 The faults themselves are data, ``upstream/known_faults.json`` (loaded by
 ``oracles.triage.faults``). Each has a standalone reproduction in plain
 torch beside it, ``upstream/<script>.py``, ready for an upstream report. The
@@ -35,13 +43,15 @@ record where each fault reproduces.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import functools
 import importlib.metadata
 import math
 import subprocess
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +83,8 @@ EVIDENCE = (CULPRIT, PREDICTION)
 # The supporting witnesses: "static" compiles the Case alone, statically;
 # "aot_eager" runs it through every stage before Inductor.
 WITNESSES = ("static", "aot_eager")
+# The witnesses that compile a Case alone: one per batch stands for all its Cases.
+PER_PROGRAM = frozenset({"static"})
 # Verdicts that mean a run compared nothing: a witness showing one (that its
 # fault does not explain) is no evidence.
 NO_COMPARISON = frozenset({HARNESS, COMPILED, CRASH, FAKE, OUTPUTS, OUT_ARGUMENT})
@@ -213,6 +225,23 @@ class Evidence:
     mode: Compiled
 
 
+# The per-program witnesses' answers (blocking verdicts) in the batch being judged.
+_batch_witnesses: contextvars.ContextVar[dict[tuple[str, str], set[str]] | None] = (
+    contextvars.ContextVar("batch_witnesses", default=None)
+)
+
+
+@contextlib.contextmanager
+def one_batch() -> Iterator[None]:
+    """While it lasts, triage judges the Cases of one batch, which share one
+    compiled program: a PER_PROGRAM witness runs once for all of them."""
+    token = _batch_witnesses.set({})
+    try:
+        yield
+    finally:
+        _batch_witnesses.reset(token)
+
+
 def triage(
     found: list[Finding],
     situation: Situation,
@@ -225,10 +254,14 @@ def triage(
     blocking = {f.verdict for f in found if f.blocking}
     runs: dict[tuple[str, str], set[str]] = {}
 
+    shared = _batch_witnesses.get() if situation.batched else None
+
     def seen(how: str, name: str, run: Callable[[], list[Finding]]) -> set[str]:
-        if (how, name) not in runs:
-            runs[how, name] = {f.verdict for f in run() if f.blocking}
-        return runs[how, name]
+        per_program = how == "witness" and name in PER_PROGRAM
+        answers = shared if shared is not None and per_program else runs
+        if (how, name) not in answers:
+            answers[how, name] = {f.verdict for f in run() if f.blocking}
+        return answers[how, name]
 
     def agrees(fault: KnownFault, shown: set[str]) -> bool:
         """A run that compared, and showed none of what the fault explains."""

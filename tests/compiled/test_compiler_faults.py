@@ -37,7 +37,7 @@ from oracles.core.signature import batch_signature
 from oracles.core.spec import Spec
 from oracles.modes.cache import compiled_programs, use_cache_root
 from oracles.modes.compiled import COMPILED, INDUCTOR
-from oracles.triage.engine import Evidence, Situation, triage
+from oracles.triage.engine import Evidence, Situation, one_batch, triage
 from oracles.triage.faults import FAULTS, KNOWN_FAULTS
 from oracles.triage.stage import stage_at_fault
 from oracles.triage.switches import Switch
@@ -319,6 +319,39 @@ def test_another_stage_agreeing_is_no_evidence_alone():
     assert triage(found, situation, every_switch, KNOWN_FAULTS) == found
     no_switch = _evidence(spec, lambda name: [], lambda switch: found)
     assert triage(found, situation, no_switch, KNOWN_FAULTS) == found
+
+
+def test_in_a_batch_the_static_witness_runs_once_for_all_its_cases():
+    # It compiles a Case alone: one run stands for the batch's program,
+    # while each Case still needs its own predicted answer.
+    if not DYNAMIC_WRITE_BACK.affects():
+        return
+    spec = _spec("double_on_two_narrows", TWO_NARROWS, lambda op, **args: op(**args))
+    found = [Finding("values", "buffer 'buffer' after the call: 6 of 15 elements differ")]
+    asked: list[str] = []
+
+    def judged(answer: list[Finding], cases: list[Case]) -> list[list[Finding]]:
+        def witness(name: str) -> list[Finding]:
+            asked.append(name)
+            return answer
+
+        evidence = Evidence(witness, lambda s: found, lambda other, outputs: [], spec, INDUCTOR)
+        return [
+            triage(found, Situation(case, batched=True, writes=True), evidence, KNOWN_FAULTS)
+            for case in cases
+        ]
+
+    with one_batch():
+        explained = judged([], [TWO_NARROWS, WIDER, TWO_NARROWS])
+    assert asked == ["static"]
+    assert all(not f.blocking for findings in explained for f in findings)
+    asked.clear()
+    with one_batch():
+        unexplained = judged(found, [TWO_NARROWS, WIDER])
+    assert asked == ["static"] and unexplained == [found, found]
+    asked.clear()
+    judged([], [TWO_NARROWS, WIDER])  # outside a batch, each Case asks
+    assert asked == ["static", "static"]
 
 
 def _stage(spec: Spec, case: Case, batch=None) -> Finding:
