@@ -12,7 +12,10 @@ kinds (each entry says which):
   AOTAutograd's cache), each switch the fault names (its ``culprits``)
   makes the program agree with eager, and no other does (but those it
   names in ``also``, parts of the same mechanism that some of its triggers
-  go through);
+  go through). The others are first thrown all at once, in one compile: a
+  program that still disagrees with every one of them off needs none of
+  them. Only where it agrees then is each thrown alone, to tell whether one
+  of them undoes the fault by itself;
 - ``prediction``: the compiled program computes what the fault's predictor
   says it computes (``oracles.triage.predictions``), bit for bit, or fails
   with the error it predicts.
@@ -72,7 +75,7 @@ from oracles.core.verdicts import (
 )
 from oracles.modes.compiled import Compiled
 from oracles.triage.predictions import PREDICTORS, Prediction
-from oracles.triage.switches import SWITCHES, Switch
+from oracles.triage.switches import SWITCHES, Switch, together
 
 # Where the standalone reproductions lie.
 UPSTREAM = Path(__file__).resolve().parents[2] / "upstream"
@@ -284,7 +287,17 @@ def triage(
             and not s.coarse
             and s.available(evidence.mode)
         ]
+        groups = [[s for s in others if s.kind == kind] for kind in sorted(kinds)]
+        if all(still_shown(fault, together(group)) for group in groups if group):
+            return True
         return not any(switched(fault, s) for s in others)
+
+    def still_shown(fault: KnownFault, switch: Switch) -> bool:
+        """With ``switch`` thrown, the program compares and still shows what
+        the fault explains."""
+        shown = seen("switch", switch.name, lambda: evidence.switched(switch))
+        compared = not (shown & NO_COMPARISON) - fault.explains
+        return compared and bool(shown & fault.explains & blocking)
 
     def predicted(fault: KnownFault) -> bool:
         return any(

@@ -14,11 +14,15 @@ fault names them for a new one.
 control is the same compile afresh, cache on). A ``coarse`` switch turns off
 so much (every lowering) that it undoes almost any Inductor fault: it counts
 only where a fault names it.
+
+Switches of a kind can be thrown ``together``, in one compile: a culprit's
+"no other switch" half asks that first (``oracles.triage.engine``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 import torch._inductor.config as inductor_config
@@ -52,6 +56,25 @@ class Switch:
             config=(*mode.config, *self.config),
             autograd_cache=mode.autograd_cache and self.autograd_cache,
         )
+
+
+def together(switches: Sequence[Switch]) -> Switch:
+    """One switch that throws every switch of ``switches`` (one kind) at once."""
+    assert len({s.kind for s in switches}) == 1, "switches of one kind are thrown together"
+    if len(switches) == 1:
+        return switches[0]
+    config: dict[str, Any] = {}
+    for key, value in (item for s in switches for item in s.config):
+        # Inductor skips every pass whose name is in its comma-separated list.
+        joined = key == "disabled_passes" and key in config
+        config[key] = f"{config[key]},{value}" if joined else value
+    return Switch(
+        "+".join(s.name for s in switches),
+        ", ".join(s.what for s in switches),
+        kind=switches[0].kind,
+        config=tuple(config.items()),
+        autograd_cache=all(s.autograd_cache for s in switches),
+    )
 
 
 def _disabled(pass_name: str) -> tuple[tuple[str, Any], ...]:

@@ -23,6 +23,7 @@ the verdict agrees with it, so it holds on any torch release, fixed or not.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -319,6 +320,40 @@ def test_another_stage_agreeing_is_no_evidence_alone():
     assert triage(found, situation, every_switch, KNOWN_FAULTS) == found
     no_switch = _evidence(spec, lambda name: [], lambda switch: found)
     assert triage(found, situation, no_switch, KNOWN_FAULTS) == found
+
+
+def test_the_other_switches_are_thrown_together_first():
+    # The culprit's "no other switch" half: one compile with every other
+    # switch of its kind thrown. Where the program still disagrees, none of
+    # them is needed; where it agrees, each is thrown alone as the rule says.
+    if not MUTATED_INPUT_ALIAS.affects():
+        return
+    spec = _spec("clone_of_doubled_row", ONE_ROW, _clone_of_mutated)
+    found = [Finding("aliasing", "out[0] shares storage with 'buffer'")]
+    situation = Situation(ONE_ROW, batched=False, writes=True)
+    culprits = set(MUTATED_INPUT_ALIAS.culprits)
+
+    def judged(agreeing: Callable[[Switch], bool]) -> tuple[list[Finding], list[str]]:
+        thrown: list[str] = []
+
+        def switched(switch: Switch) -> list[Finding]:
+            thrown.append(switch.name)
+            return [] if switch.name in culprits or agreeing(switch) else found
+
+        evidence = _evidence(spec, lambda name: [], switched)
+        return triage(found, situation, evidence, KNOWN_FAULTS), thrown
+
+    [demoted], thrown = judged(lambda switch: False)
+    assert not demoted.blocking
+    [together] = [name for name in thrown if name not in culprits]
+    others = together.split("+")
+    assert len(others) > 1 and "fusion" in others and not culprits & set(others)
+    # Together they undo it, and fusion alone does too: no culprit is singled out.
+    kept, thrown = judged(lambda switch: "fusion" in switch.name)
+    assert kept == found and "fusion" in thrown
+    # Together they undo it, but none alone: the rule's own answer, demoted.
+    [demoted], thrown = judged(lambda switch: "+" in switch.name)
+    assert not demoted.blocking and set(others) <= set(thrown)
 
 
 def test_in_a_batch_the_static_witness_runs_once_for_all_its_cases():

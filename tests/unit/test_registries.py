@@ -17,6 +17,7 @@ from oracles.core.views import VIEW_OPS, apply_view_ops, view_expression, view_r
 from oracles.modes.compiled import COMPILED
 from oracles.triage.engine import UPSTREAM, Situation
 from oracles.triage.faults import FAULTS, KNOWN_FAULTS, FaultEntryError, _fault
+from oracles.triage.switches import SWITCHES, together
 from suites.catalog import tag_modes
 from suites.policy import selected_modes
 
@@ -74,3 +75,17 @@ def test_known_faults_are_data_checked_as_they_load():
     situation = Situation(Case({}, {}), batched=True, writes=False, kinds=("cat", "op", "view"))
     assert FAULTS["cat_view"].applies(situation)
     assert not FAULTS["cat_view"].applies(dataclasses.replace(situation, kinds=("cat", "op")))
+
+
+def test_switches_thrown_together_turn_off_everything_each_turns_off():
+    passes = [SWITCHES["reinplace"], SWITCHES["remove_noop_ops"], SWITCHES["buffer_reuse"]]
+    thrown = together(passes)
+    assert dict(thrown.config) == {
+        "disabled_passes": "reinplace_inplaceable_ops,remove_noop_ops",
+        "inplace_buffers": False,
+        "allow_buffer_reuse": False,
+    }
+    assert thrown.name == "reinplace+remove_noop_ops+buffer_reuse"
+    assert together([SWITCHES["fusion"]]) is SWITCHES["fusion"]
+    with pytest.raises(AssertionError, match="one kind"):
+        together([SWITCHES["fusion"], SWITCHES["autograd_cache"]])
