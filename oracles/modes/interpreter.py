@@ -3,11 +3,15 @@
 Without a GPU, Triton kernels (a spec's own, or those Inductor generates for
 ``inductor_triton``) run in Triton's interpreter, which is not exact: in
 Triton 3.9 a product of two bfloat16 values is garbage and a float32 value
-converted to bfloat16 is truncated, not rounded. ``faults()`` runs small
-kernels once per process, for every operation and dtype below, against what
-torch computes; ``launches()`` counts the interpreted kernels a run
-launched. A Case whose values come from the interpreter in a dtype it gets
-wrong cannot be judged here by its values (``oracles.runner`` says so).
+converted to bfloat16 is truncated, not rounded; and a load or store masked
+by a comparison of the kernel's scalar arguments (which Inductor generates
+for a view at a symbolic offset) raises ``mask has unsupported dtype``.
+``faults()`` runs small kernels once per process, for every operation and
+dtype below and for that mask, against what torch computes; ``launches()``
+counts the interpreted kernels a run launched. A Case whose values come
+from the interpreter in a dtype it gets wrong cannot be judged here by its
+values, nor a run that raised what the self-check's kernel raises
+(``oracles.triage.interpreter`` says so).
 """
 
 from __future__ import annotations
@@ -32,17 +36,40 @@ APPROXIMATE = ("fma", "exp", "sin", "cos")
 ULP_BUDGET = 2
 
 
+# The faults' standalone reproductions, by kind.
+ARITHMETIC_REPRO = "python upstream/triton_interpreter_bf16.py"
+SCALAR_MASK_REPRO = "python upstream/triton_interpreter_scalar_mask.py"
+
+
 @dataclasses.dataclass(frozen=True)
 class InterpreterFault:
-    """An operation the interpreter gets wrong in a dtype, with an example."""
+    """An operation the interpreter gets wrong in a dtype, with an example;
+    or (``dtype`` None) one it refuses in every dtype, raising ``error``."""
 
     operation: str
-    dtype: torch.dtype
+    dtype: torch.dtype | None
     example: str
+    repro: str = ARITHMETIC_REPRO
+    error: str | None = None
 
     def __str__(self) -> str:
-        name = str(self.dtype).removeprefix("torch.")
-        return f"{name} {self.operation}: {self.example}"
+        if self.dtype is None:
+            return f"{self.operation}: {self.example}"
+        return f"{str(self.dtype).removeprefix('torch.')} {self.operation}: {self.example}"
+
+
+def _error_chain(error: BaseException) -> Iterator[BaseException]:
+    """``error`` and the exceptions it was raised from."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _error_text(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
 
 
 def active() -> bool:
@@ -89,7 +116,30 @@ def _kernels() -> dict[str, Any]:
         value = tl.load(source_ptr + offsets, mask=mask)
         tl.store(out_ptr + offsets, value.to(out_ptr.dtype.element_ty), mask=mask)
 
-    return {"binary": binary, "convert": convert}
+    @triton.jit
+    def scalar_mask(source_ptr, out_ptr, start, end, BLOCK: tl.constexpr):
+        # As Inductor writes a view's bounds check when its offset is symbolic.
+        inside = (start >= 0) & (start < end)
+        value = tl.load(source_ptr + tl.broadcast_to(start, [BLOCK]), inside, other=0.0)
+        tl.store(out_ptr + tl.arange(0, BLOCK), value)
+
+    return {"binary": binary, "convert": convert, "scalar_mask": scalar_mask}
+
+
+def _check_scalar_mask() -> InterpreterFault | None:
+    """A load masked by a comparison of scalar arguments: raises, or is wrong."""
+    source, got = torch.arange(4, dtype=torch.float32), torch.zeros(1)
+    operation = "a load masked by a comparison of scalar arguments"
+    try:
+        _kernels()["scalar_mask"][(1,)](source, got, 2, 4, BLOCK=1)
+    except Exception as error:  # noqa: BLE001 - what it raises is the fault
+        text = _error_text(error)
+        return InterpreterFault(operation, None, f"raises {text}", SCALAR_MASK_REPRO, text)
+    if got.item() != 2.0:
+        return InterpreterFault(
+            operation, None, f"gives {got.item()!r}, expected 2.0", SCALAR_MASK_REPRO
+        )
+    return None
 
 
 def _operands(dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -165,12 +215,21 @@ def faults() -> tuple[InterpreterFault, ...]:
         return ()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # numpy on the garbage values
-        return tuple(
+        arithmetic = tuple(
             fault
             for dtype in DTYPES
             for operation in (*EXACT, *APPROXIMATE)
             if (fault := _check(operation, dtype)) is not None
         )
+        mask = _check_scalar_mask()
+        return arithmetic + ((mask,) if mask is not None else ())
+
+
+def raised_by(fault: InterpreterFault, error: BaseException) -> bool:
+    """``error`` (or one it was raised from) is what ``fault``'s kernel raised."""
+    return fault.error is not None and any(
+        _error_text(cause) == fault.error for cause in _error_chain(error)
+    )
 
 
 class _Launches:

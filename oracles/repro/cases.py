@@ -76,7 +76,7 @@ def arguments_function(
     if size_names:
         varying = ", ".join(size_names)
         code = (
-            f"# {varying}: the sizes that vary across the batch, inputs of the compiled\n"
-            "# program (dynamic); every other size is a constant, as in the suite.\n" + code
+            f"# {varying}: sizes of the views, inputs of the compiled program as in the\n"
+            "# suite (symbolic where it compiles with dynamic shapes).\n" + code
         )
     return code

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import types
@@ -104,6 +105,18 @@ def _import_module_lines(module: types.ModuleType) -> list[str]:
     ]
 
 
+def _interpreter_lines() -> list[str]:
+    """Where the suite ran Triton's kernels in its interpreter, the script
+    does too: Triton reads the switch as it defines a kernel, so it is set
+    before the user's module loads."""
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        return []
+    return [
+        "# The suite ran Triton's kernels in Triton's interpreter (no GPU runs them here).",
+        'os.environ.setdefault("TRITON_INTERPRET", "1")',
+    ]
+
+
 def op_loading(spec: Spec, inliner: Inliner) -> tuple[list[str], str, types.ModuleType | None]:
     """Lines that make the op available, its expression in the script, and
     the user's module that defines it in Python (None for a library op)."""
@@ -131,6 +144,7 @@ def op_loading(spec: Spec, inliner: Inliner) -> tuple[list[str], str, types.Modu
                 f"{module.__name__} ({module.__file__}): the script imports it, which "
                 "defines the op and its kernel."
             ),
+            *_interpreter_lines(),
             *_import_module_lines(module),
         ]
         # A prepare that registers the op by a call (``prepare.registers``:

@@ -22,7 +22,7 @@ from oracles.checks.script import COMMON, RESERVED, Script
 from oracles.core.calls import call_op
 from oracles.core.case import Case
 from oracles.core.program import Program
-from oracles.core.signature import batch_signature
+from oracles.core.signature import batch_signature, signature_of
 from oracles.core.spec import Spec, SpecError
 from oracles.modes import scale_op
 from oracles.modes.compiled import COMPILED, INDUCTOR, Compiled
@@ -157,6 +157,16 @@ def render_repro(
         sizes = [batch.sizes(c) for c in run]
         size_names = [f"s{i}" for i in range(len(batch.dynamic))]
         static_dims = [(name, dim) for name, dim, _ in batch.static_dims]
+    elif script.compiles and dynamic:
+        # Outside a batch the suite passes every size of the Case's views as an
+        # input (``Compiled.run``): compiled with dynamic shapes they are
+        # symbolic, which changes the code Inductor generates (static, they are
+        # constants either way).
+        signature, case_sizes = signature_of(case)
+        signature_args = signature.args
+        sizes = [case_sizes]
+        size_names = [f"s{i}" for i in range(len(case_sizes))]
+        static_dims = []
     else:
         signature_args = tuple(case.args.items())
         sizes = [()]

@@ -1,7 +1,12 @@
 """Triton's interpreter is known-answer tested, and its wrong bfloat16
-arithmetic is never blamed on a correct kernel."""
+arithmetic, or a mask it refuses, is never blamed on a correct kernel or on
+Inductor."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -10,12 +15,17 @@ from hypothesis import strategies as st
 
 from oracles.core.case import Buffer, Case, View
 from oracles.core.findings import CheckFailure, Finding
+from oracles.core.program import Program, Step
 from oracles.core.reference import Expectation, Expected
 from oracles.core.spec import Spec
-from oracles.core.verdicts import NOT_JUDGEABLE
+from oracles.core.verdicts import COMPILED, NOT_JUDGEABLE
 from oracles.modes import interpreter
+from oracles.repro.script import write_repro
 from oracles.runner.property import Tally, run_property
+from oracles.runner.replay import Replay
 from oracles.triage.faults import FAULTS
+from oracles.triage.interpreter import not_judgeable
+from suites.catalog import builtin_specs
 
 pytestmark = pytest.mark.skipif(
     not interpreter.active(), reason="Triton kernels run natively here, not in its interpreter"
@@ -107,3 +117,97 @@ def test_the_same_kernel_with_a_bug_in_float32_still_fails():
     report = failed.value.report()
     assert "[values] out[0]" in report and "x=float32" in report
     assert "not judgeable" not in report.split("\n")[1]
+
+
+def _refusal() -> interpreter.InterpreterFault:
+    if not FAULTS["triton_interpreter_scalar_mask"].affects():
+        pytest.skip(f"Triton {triton.__version__}'s interpreter takes a mask of scalar comparisons")
+    return next(f for f in interpreter.faults() if f.dtype is None)
+
+
+def test_the_self_check_finds_the_refused_scalar_mask():
+    refusal = _refusal()
+    assert refusal.error == "InterpreterError: ValueError('mask has unsupported dtype')"
+    assert refusal.repro == "python upstream/triton_interpreter_scalar_mask.py"
+
+
+# A dynamic program around a correct op that Inductor's Triton backend
+# compiles with a mask the interpreter refuses: the doubled row is a narrow
+# at a symbolic offset. The explorer found it.
+_REFUSED_CASE = Case(
+    {"result": Buffer((1, 2), torch.float32), "input": Buffer((2, 2), torch.float32)},
+    {
+        "result": View("result", (("narrow", 1, 1, 1),)),
+        "input": View("input", (("narrow", 0, 0, 1),)),
+    },
+    0,
+    program=Program(
+        ("result", "input"),
+        (Step("mul_", (0,), (), 0), Step("op", (), (), 0)),
+        returns=(0,),
+        dynamic=True,
+    ),
+)
+
+
+def test_a_program_the_interpreter_refuses_is_not_judgeable_here():
+    _refusal()
+    spec = next(s for s in builtin_specs() if s.name == "silu_and_mul_triton")
+    seen: list[Finding] = []
+    tally = Tally()
+    run_property(
+        spec,
+        "programs",
+        settings(database=None),
+        mode="inductor_triton",
+        replay=Replay(spec.name, "programs", (_REFUSED_CASE,), 0, False, "inductor_triton"),
+        on_finding=lambda finding, case: seen.append(finding),
+        tally=tally,
+    )
+    [finding] = seen
+    assert finding.verdict == NOT_JUDGEABLE and not finding.blocking
+    assert finding.message.startswith("[compiled] the program compiled by inductor_triton failed")
+    assert "upstream/triton_interpreter_scalar_mask.py" in finding.message
+    assert tally.not_judgeable == 1
+
+
+def test_another_error_of_the_interpreter_keeps_blocking():
+    _refusal()
+    case = Case({"x": Buffer((4,), torch.float32)}, {"x": View("x")}, 0)
+
+    def failed(text: str) -> Finding:
+        cause = ValueError(text)
+        error = triton.runtime.errors.InterpreterError(repr(cause))
+        error.__cause__ = cause
+        return Finding(COMPILED, "the program compiled by inductor_triton failed", error=error)
+
+    [refused] = not_judgeable([failed("mask has unsupported dtype")], case)
+    assert refused.verdict == NOT_JUDGEABLE and not refused.blocking
+    [other] = not_judgeable([failed("index out of bounds")], case)
+    assert other.verdict == COMPILED and other.blocking
+
+
+def test_the_standalone_script_compiles_what_the_suite_compiled(tmp_path):
+    """A single Case's program compiled with dynamic shapes takes its views'
+    sizes as inputs, as the suite's does; the script runs Triton's kernels in
+    the interpreter as the suite did, set before the op's module defines them."""
+    _refusal()
+    spec = next(s for s in builtin_specs() if s.name == "silu_and_mul_triton")
+    with spec.installed():
+        script = write_repro(
+            spec, "programs", [_REFUSED_CASE], 0, False, tmp_path / "refused.py",
+            mode="inductor_triton", dynamic=True,
+        )  # fmt: skip
+    text = script.read_text()
+    assert '"result": result.narrow(1, s0, s1),' in text
+    assert text.index('os.environ.setdefault("TRITON_INTERPRET", "1")') < text.index(
+        'importlib.import_module("families.activation.triton_ops")'
+    )
+    environment = {
+        k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET", "PYTHONPATH")
+    }
+    run = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=environment, timeout=600
+    )
+    assert run.returncode == 1, run.stdout + run.stderr[-3000:]
+    assert "mask has unsupported dtype" in run.stdout
