@@ -96,6 +96,20 @@ class RefusedViews(InjectedFault):
             raise RuntimeError("injected fault: Inductor refuses this graph's views")
 
 
+class FailedAssertion(InjectedFault):
+    """A graph that mutates a tensor through an opaque custom op fails a bare
+    assertion in this pass (the shape of the auto_functionalized
+    decomposition assertion, raised elsewhere)."""
+
+    def rewrite(self, graph: torch.fx.Graph) -> None:
+        functionalized = (
+            torch.ops.higher_order.auto_functionalized,
+            torch.ops.higher_order.auto_functionalized_v2,
+        )
+        if any(node.target in functionalized for node in graph.nodes):
+            raise AssertionError
+
+
 FAULT_MODES = (
     fault_mode(DroppedClone, "inductor_dropped_clone", "a clone returns its input"),
     fault_mode(ShiftedReverse, "inductor_shifted_reverse", "a flip rolls by one instead"),
@@ -106,5 +120,10 @@ FAULT_MODES = (
     fault_mode(NegatedCopy, "inductor_negated_copy", "a copy copies the negated source"),
     fault_mode(
         RefusedViews, "inductor_refused_views", "a graph with a cat or two unfolds fails to compile"
+    ),
+    fault_mode(
+        FailedAssertion,
+        "inductor_failed_assertion",
+        "a graph that mutates through an opaque op fails a bare assertion",
     ),
 )

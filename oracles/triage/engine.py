@@ -309,7 +309,7 @@ def triage(
         if prediction.error is not None:
             errors = [f for f in found if f.blocking and f.verdict in fault.explains]
             return bool(errors) and all(
-                f.error is not None and prediction.error(str(f.error)) for f in errors
+                f.error is not None and prediction.error(f.error) for f in errors
             )
         assert prediction.case is not None
         run = evidence.predicted(prediction.case, prediction.outputs)

@@ -21,6 +21,7 @@ import dataclasses
 import itertools
 import math
 import re
+import traceback
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -41,7 +42,7 @@ class Prediction:
     change too), or fail with an error that ``error`` accepts."""
 
     case: Case | None = None
-    error: Callable[[str], bool] | None = None
+    error: Callable[[BaseException], bool] | None = None
     outputs: bool = True
 
 
@@ -270,8 +271,8 @@ def _view_of_a_strided_cat(spec: Spec, case: Case) -> list[Prediction]:
     if not shapes:
         return []
 
-    def error(text: str) -> bool:
-        found = _VIEW_ERROR.search(text)
+    def error(raised: BaseException) -> bool:
+        found = _VIEW_ERROR.search(str(raised))
         if found is None:
             return False
         shape, strides = _numbers(found["shape"]), _numbers(found["strides"])
@@ -291,6 +292,39 @@ def _eager_shape(
     return tuple(observed.outputs[0].shape)
 
 
+def _innermost(error: BaseException) -> BaseException:
+    while (cause := error.__cause__ or error.__context__) is not None:
+        error = cause
+    return error
+
+
+def _decomposition_assertion(spec: Spec, case: Case) -> list[Prediction]:
+    """Inductor's decomposition of an opaque mutating custom op
+    (``auto_functionalized``) traces its replacement twice and asserts both
+    traces have as many nodes, which a view with a size-1 dimension under
+    dynamic shapes breaks: the compile fails with an assertion raised in
+    ``replace_by_example``, called from ``decompose_auto_functionalized``."""
+    program = case.program
+    mutating = bool(spec.declared_writes) or (program is not None and "scale_" in program.kinds())
+    size_one = any(1 in buffer.shape for buffer in case.buffers.values())
+    if not (mutating and size_one):
+        return []
+
+    def error(raised: BaseException) -> bool:
+        inner = _innermost(raised)
+        if not isinstance(inner, AssertionError):
+            return False
+        frames = traceback.extract_tb(inner.__traceback__)
+        return (
+            bool(frames)
+            and frames[-1].name == "replace_by_example"
+            and frames[-1].filename.endswith("pattern_matcher.py")
+            and any(frame.name == "decompose_auto_functionalized" for frame in frames)
+        )
+
+    return [Prediction(error=error)]
+
+
 PREDICTORS: dict[str, Callable[[Spec, Case], list[Prediction]]] = {
     "write-back at offset 0": _rebased,
     "-0.0 as +0.0": _positive_zero,
@@ -298,4 +332,5 @@ PREDICTORS: dict[str, Callable[[Spec, Case], list[Prediction]]] = {
     "index_copy_ target read contiguously": _contiguous_after_index_copy,
     "copy_ replaced by its source": _copy_aliased,
     "view of a cat laid out in its inputs' stride order": _view_of_a_strided_cat,
+    "assertion decomposing auto_functionalized": _decomposition_assertion,
 }

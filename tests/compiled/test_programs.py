@@ -203,6 +203,25 @@ def test_a_double_unfold_of_a_view_with_dynamic_sizes(monkeypatch) -> None:
     _judged(program, narrowed, monkeypatch, known_faults.FAULTS["dynamic_double_unfold"])
 
 
+# A row of a buffer with a leading dimension of 1, permuted: read, then
+# mutated by the op, under dynamic shapes.
+PERMUTED_ROW = Case(
+    {"b": Buffer((1, 8, 2), torch.float32)}, {"x": View("b", (("permute", (0, 2, 1)),))}
+)
+READ_BEFORE_THE_OP = _program(
+    Step("double", (0,), (), 1),
+    OP,
+    Step("reshape", (1,), ((-1,),), 1),
+    returns=(2,),
+    dynamic=True,
+)
+
+
+def test_a_read_then_a_mutation_of_a_permuted_view_with_a_dimension_of_1(monkeypatch) -> None:
+    fault = known_faults.FAULTS["auto_functionalized_decomposition"]
+    _judged(READ_BEFORE_THE_OP, PERMUTED_ROW, monkeypatch, fault)
+
+
 # Correct programs around a mutating op: reads, copies and writes that
 # compile right on every release.
 CORRECT = {

@@ -24,7 +24,15 @@ from oracles.modes.compiled import COMPILED
 from oracles.triage import predictions
 from oracles.triage.faults import FAULTS
 from suites.catalog import builtin_specs
-from tests.compiled.test_programs import CORRECT_CASE, OP, SCALE, WHOLE, _program
+from tests.compiled.test_programs import (
+    CORRECT_CASE,
+    OP,
+    PERMUTED_ROW,
+    READ_BEFORE_THE_OP,
+    SCALE,
+    WHOLE,
+    _program,
+)
 from tests.zoo_helpers import needs_kernels
 
 INJECTED = {mode.name: mode for mode in FAULT_MODES}
@@ -74,6 +82,9 @@ SHAPES = {
         ),
         CORRECT_CASE,
         "inductor_refused_views",
+    ),
+    "auto_functionalized_decomposition": (
+        READ_BEFORE_THE_OP, PERMUTED_ROW, "inductor_failed_assertion",
     ),
 }  # fmt: skip
 
