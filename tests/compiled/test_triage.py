@@ -42,7 +42,8 @@ NARROWED = Case({"b": Buffer((5, 8), torch.float32)}, {"x": View("b", (("narrow"
 # Each known fault's shape of program, broken another way by an injected fault.
 SHAPES = {
     "mutated_input_alias": (
-        _program(OP, Step("clone", (0,), (), 1), returns=(1,)),
+        # A write after the clone: the dropped clone's result shows it too.
+        _program(OP, Step("clone", (0,), (), 1), Step("mul_", (0,)), returns=(1,)),
         CORRECT_CASE,
         "inductor_dropped_clone",
     ),
