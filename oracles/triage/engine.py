@@ -157,6 +157,14 @@ class KnownFault:
     predicts: str = ""  # a PREDICTORS name, for PREDICTION evidence
     supported_by: str = ""  # one of WITNESSES: a run that avoids it, or ""
     tool: str = "torch"  # whose fault: torch's, or Triton's (its interpreter)
+    # Verdicts it produces only alongside one of ``explains`` in the same Case
+    # (a write after an aliased result shows in its values): never alone.
+    consequences: frozenset[str] = frozenset()
+
+    @property
+    def explained(self) -> frozenset[str]:
+        """Every Verdict it may explain where it fits."""
+        return self.explains | self.consequences
 
     def affects(self, version: str | None = None) -> bool:
         return (version or self.version).startswith(self.releases)
@@ -266,10 +274,14 @@ def triage(
             answers[how, name] = {f.verdict for f in run() if f.blocking}
         return answers[how, name]
 
+    # What each fault is asked to explain: its blocking verdicts that no
+    # fault already fitting explains (that fault's own evidence covers them).
+    asked: dict[str, frozenset[str]] = {}
+
     def agrees(fault: KnownFault, shown: set[str]) -> bool:
-        """A run that compared, and showed none of what the fault explains."""
-        compared = not (shown & NO_COMPARISON) - fault.explains
-        return compared and not shown & fault.explains & blocking
+        """A run that compared, and showed none of what the fault is asked to explain."""
+        compared = not (shown & NO_COMPARISON) - fault.explained
+        return compared and not shown & asked[fault.name]
 
     def switched(fault: KnownFault, switch: Switch) -> bool:
         return agrees(fault, seen("switch", switch.name, lambda: evidence.switched(switch)))
@@ -296,8 +308,8 @@ def triage(
         """With ``switch`` thrown, the program compares and still shows what
         the fault explains."""
         shown = seen("switch", switch.name, lambda: evidence.switched(switch))
-        compared = not (shown & NO_COMPARISON) - fault.explains
-        return compared and bool(shown & fault.explains & blocking)
+        compared = not (shown & NO_COMPARISON) - fault.explained
+        return compared and bool(shown & asked[fault.name])
 
     def predicted(fault: KnownFault) -> bool:
         return any(
@@ -307,14 +319,14 @@ def triage(
 
     def matches(fault: KnownFault, prediction: Prediction) -> bool:
         if prediction.error is not None:
-            errors = [f for f in found if f.blocking and f.verdict in fault.explains]
+            errors = [f for f in found if f.blocking and f.verdict in asked[fault.name]]
             return bool(errors) and all(
                 f.error is not None and prediction.error(f.error) for f in errors
             )
         assert prediction.case is not None
         run = evidence.predicted(prediction.case, prediction.outputs)
         shown = {f.verdict for f in run if f.blocking}
-        return not (shown & NO_COMPARISON) and not shown & fault.explains
+        return not (shown & NO_COMPARISON) and not shown & asked[fault.name]
 
     def supported(fault: KnownFault) -> bool:
         if not fault.supported_by:
@@ -330,25 +342,34 @@ def triage(
             return supported(fault) and culprit(fault)
         return predicted(fault) and supported(fault)
 
+    def explained() -> set[str]:
+        return {v for f in fitting for v in f.explained}
+
     # Faults are tried in order until those that fit explain every blocking
     # verdict: a witness compiles, so none runs once the question is settled.
+    # Each is judged on what is left to explain; one that did not fit is
+    # tried again once another has fitted (its runs are remembered, so again
+    # is free), since the verdicts that one explains no longer count against it.
     fitting: list[KnownFault] = []
-    for fault in faults:
-        if blocking <= {v for f in fitting for v in f.explains}:
-            break
-        if (
-            fault.affects()
-            and blocking & fault.explains
-            and fault.applies(situation)
-            and fits(fault)
-        ):
-            fitting.append(fault)
-    if not blocking or not blocking <= {v for fault in fitting for v in fault.explains}:
+    candidates = [f for f in faults if f.affects() and f.applies(situation)]
+    progress = True
+    while progress and blocking and not blocking <= explained():
+        progress = False
+        for fault in candidates:
+            if fault in fitting or blocking <= explained():
+                continue
+            if not blocking & fault.explains - explained():
+                continue  # nothing of its own left: its consequences never stand alone
+            asked[fault.name] = frozenset(blocking & fault.explained - explained())
+            if fits(fault):
+                fitting.append(fault)
+                progress = True
+    if not blocking or not blocking <= explained():
         return found
 
     def demoted(finding: Finding) -> Finding:
         if not finding.blocking:
             return finding
-        return next(f for f in fitting if finding.verdict in f.explains).explain(finding)
+        return next(f for f in fitting if finding.verdict in f.explained).explain(finding)
 
     return [demoted(finding) for finding in found]

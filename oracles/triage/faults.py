@@ -3,7 +3,8 @@ fault's standalone reproduction, loaded and checked.
 
 Each entry gives the fault's name and summary, the torch releases it
 affects (version prefixes), its script (``upstream/<script>.py``), its
-upstream issues and fixing pull requests, the Verdicts it explains, the
+upstream issues and fixing pull requests, the Verdicts it explains (and
+its ``consequences``: Verdicts it explains only alongside those), the
 facts of a Situation it needs (``when``, words of ``engine.FACTS``), the
 kind of ``evidence`` it is matched on (``culprit``: the ``culprits`` and
 ``also``, names of ``switches.SWITCHES``; ``prediction``: ``predicts``, a name of
@@ -54,9 +55,10 @@ def _fault(entry: dict) -> KnownFault:
         predicts=entry.get("predicts", ""),
         supported_by=entry.get("supported_by", ""),
         tool=entry.get("tool", "torch"),
+        consequences=frozenset(entry.get("consequences", ())),
     )
     problems = [
-        *(f"no Verdict {v!r}" for v in sorted(fault.explains - set(VERDICTS))),
+        *(f"no Verdict {v!r}" for v in sorted(fault.explained - set(VERDICTS))),
         *(f"no fact {f!r}" for f in sorted(fault.when - FACTS)),
         *(f"no switch {c!r}" for c in (*fault.culprits, *fault.also) if c not in SWITCHES),
         *([f"no predictor {fault.predicts!r}"] if fault.predicts not in (*PREDICTORS, "") else []),

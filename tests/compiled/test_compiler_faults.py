@@ -356,6 +356,36 @@ def test_the_other_switches_are_thrown_together_first():
     assert not demoted.blocking and set(others) <= set(thrown)
 
 
+def test_a_fault_is_judged_on_what_no_other_fault_explains():
+    # The write-back leaves wrong values whatever the alias fault's switch
+    # does; tried first, the alias fault does not fit on them, and is tried
+    # again once the write-back explains them. Its values alone (with no
+    # aliasing of its own) it never explains.
+    if not (DYNAMIC_WRITE_BACK.affects() and MUTATED_INPUT_ALIAS.affects()):
+        return
+    spec = _spec("cat_of_doubled_narrows", TWO_NARROWS, _cat_of_mutated)
+    aliasing = Finding("aliasing", "out[0] shares storage with 'buffer'")
+    values = Finding("values", "buffer 'buffer' after the call: 6 of 15 elements differ")
+    situation = Situation(TWO_NARROWS, batched=True, writes=True)
+    # No switch undoes the write-back; the alias fault's culprit undoes the alias.
+    culprits = set(MUTATED_INPUT_ALIAS.culprits)
+    evidence = Evidence(
+        lambda name: [],
+        lambda switch: [values] if switch.name in culprits else [aliasing, values],
+        lambda other, outputs: [],  # the write-back's predicted answer, matched
+        spec,
+        INDUCTOR,
+    )
+    faults = [MUTATED_INPUT_ALIAS, DYNAMIC_WRITE_BACK]  # the alias fault first
+    with one_batch():
+        demoted = triage([aliasing, values], situation, evidence, faults)
+    assert [f.fault for f in demoted] == [MUTATED_INPUT_ALIAS.name, DYNAMIC_WRITE_BACK.name]
+    no_write_back = Evidence(
+        lambda name: [], lambda switch: [], lambda other, outputs: [values], spec, INDUCTOR
+    )
+    assert triage([values], situation, no_write_back, faults) == [values]
+
+
 def test_in_a_batch_the_static_witness_runs_once_for_all_its_cases():
     # It compiles a Case alone: one run stands for the batch's program,
     # while each Case still needs its own predicted answer.

@@ -203,6 +203,13 @@ def test_a_double_unfold_of_a_view_with_dynamic_sizes(monkeypatch) -> None:
     _judged(program, narrowed, monkeypatch, known_faults.FAULTS["dynamic_double_unfold"])
 
 
+def test_a_write_after_a_clone_of_the_mutated_input_shows_in_the_clone(monkeypatch) -> None:
+    # The clone comes back as the input itself, so the write after it shows
+    # in its values as well as in its aliasing: both are the alias fault's.
+    program = _program(OP, Step("clone", (0,), (), 1), Step("mul_", (0,)), returns=(1,))
+    _judged(program, CORRECT_CASE, monkeypatch, known_faults.FAULTS["mutated_input_alias"])
+
+
 # A row of a buffer with a leading dimension of 1, permuted: read, then
 # mutated by the op, under dynamic shapes.
 PERMUTED_ROW = Case(
