@@ -108,12 +108,20 @@ def error_text(error: BaseException, lines: int = 3) -> str:
     return f"{type(error).__name__}: " + " / ".join(text[:1] + where + text[1:])
 
 
+def error_chain(error: BaseException) -> list[BaseException]:
+    """``error`` and the exceptions it was raised from, innermost last."""
+    chain: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and all(current is not seen for seen in chain):
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
 def _raised_at(error: BaseException) -> list[str]:
     """Where the innermost error of ``error``'s chain was raised, if it says
     nothing itself (a bare ``assert`` in the compiler): its last frame."""
-    inner = error
-    while (cause := inner.__cause__ or inner.__context__) is not None:
-        inner = cause
+    inner = error_chain(error)[-1]
     if str(inner).strip():
         return []
     frames = traceback.extract_tb(inner.__traceback__ or error.__traceback__)

@@ -26,6 +26,7 @@ from typing import Any
 
 import torch
 
+from oracles.core.findings import error_chain
 from oracles.core.reference import Expected, ulp_error
 
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
@@ -56,16 +57,6 @@ class InterpreterFault:
         if self.dtype is None:
             return f"{self.operation}: {self.example}"
         return f"{str(self.dtype).removeprefix('torch.')} {self.operation}: {self.example}"
-
-
-def _error_chain(error: BaseException) -> Iterator[BaseException]:
-    """``error`` and the exceptions it was raised from."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = current.__cause__ or current.__context__
 
 
 def _error_text(error: BaseException) -> str:
@@ -228,7 +219,7 @@ def faults() -> tuple[InterpreterFault, ...]:
 def raised_by(fault: InterpreterFault, error: BaseException) -> bool:
     """``error`` (or one it was raised from) is what ``fault``'s kernel raised."""
     return fault.error is not None and any(
-        _error_text(cause) == fault.error for cause in _error_chain(error)
+        _error_text(cause) == fault.error for cause in error_chain(error)
     )
 
 

@@ -28,6 +28,7 @@ from typing import Any
 import torch
 
 from oracles.core.case import Case, View
+from oracles.core.findings import error_chain
 from oracles.core.program import STEPS, Program, Step
 from oracles.core.spec import Spec
 from oracles.modes.eager import EAGER
@@ -292,12 +293,6 @@ def _eager_shape(
     return tuple(observed.outputs[0].shape)
 
 
-def _innermost(error: BaseException) -> BaseException:
-    while (cause := error.__cause__ or error.__context__) is not None:
-        error = cause
-    return error
-
-
 def _decomposition_assertion(spec: Spec, case: Case) -> list[Prediction]:
     """Inductor's decomposition of an opaque mutating custom op
     (``auto_functionalized``) traces its replacement twice and asserts both
@@ -311,7 +306,7 @@ def _decomposition_assertion(spec: Spec, case: Case) -> list[Prediction]:
         return []
 
     def error(raised: BaseException) -> bool:
-        inner = _innermost(raised)
+        inner = error_chain(raised)[-1]
         if not isinstance(inner, AssertionError):
             return False
         frames = traceback.extract_tb(inner.__traceback__)
