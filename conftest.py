@@ -29,6 +29,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "built-in catalog (repeatable)",
     )
     parser.addoption(
+        "--specs-from",
+        action="append",
+        default=[],
+        metavar="RECORDING",
+        help="run the checks on every op of a recording (python -m suites.record), "
+        "without a spec of its own: the recorded calls as Cases, and Cases around them "
+        "(repeatable; ops a --specs spec covers are left to it)",
+    )
+    parser.addoption(
         "--spec",
         action="append",
         default=[],
@@ -114,7 +123,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # A misspelt --modes or a malformed spec file stops the run here.
     if config.getoption("--modes"):
         _modes(config)
-    if config.getoption("--specs") or config.getoption("--spec"):
+    if any(config.getoption(option) for option in ("--specs", "--spec", "--specs-from")):
         _specs(config)
 
 
@@ -144,10 +153,21 @@ def _specs(config: pytest.Config) -> list:
         from suites.catalog import builtin_specs
 
         targets = config.getoption("--specs")
+        recordings = config.getoption("--specs-from")
         try:
-            specs = [s for t in targets for s in load_specs(t)] if targets else builtin_specs()
+            specs = [s for t in targets for s in load_specs(t)]
         except SpecError as error:
             raise pytest.UsageError(f"--specs: {error}") from error
+        if recordings:
+            from oracles.recording.specs import recorded_specs
+
+            covered = {s.op if isinstance(s.op, str) else str(s.overload) for s in specs}
+            try:
+                specs += [s for r in recordings for s in recorded_specs(r, skip=covered)]
+            except SpecError as error:
+                raise pytest.UsageError(f"--specs-from: {error}") from error
+        elif not targets:
+            specs = builtin_specs()
         names = config.getoption("--spec")
         unknown = sorted(set(names) - {s.name for s in specs})
         if unknown:
@@ -163,7 +183,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     not the specs: a run of the user's specs, or the quick dev run, leaves
     them out), and no run shows a check that applies to none of its specs as
     a skipped test."""
-    scripts = runs_known_fault_scripts() and not config.getoption("--specs")
+    own = config.getoption("--specs") or config.getoption("--specs-from")
+    scripts = runs_known_fault_scripts() and not own
     kept, dropped = [], []
     for item in items:
         empty = any(

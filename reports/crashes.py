@@ -27,7 +27,8 @@ class CrashReport:
 
     def __init__(self, config: pytest.Config):
         self.folder = Path(config.getoption("--repro-dir"))
-        self.specs = config.getoption("--specs")
+        self.specs = [f"--specs={t}" for t in config.getoption("--specs")]
+        self.specs += [f"--specs-from={t}" for t in config.getoption("--specs-from")]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched) -> None:
@@ -42,7 +43,7 @@ class CrashReport:
             cases = self.folder / f"{replay.spec}-{replay.check}-crash.cases"
             kept = shown(Path(shutil.copy(running, cases)))
             case = replay.cases[replay.index].describe()
-            specs = "".join(f" --specs={target}" for target in self.specs)
+            specs = "".join(f" {option}" for option in self.specs)
             rerun = f"\n  rerun this Case: pytest '{crashitem}'{specs} -n 0 --replay={shown(kept)}"
             running.unlink()
         message = (

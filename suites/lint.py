@@ -1,12 +1,14 @@
 """The registry lint from the command line (see ``oracles.lint``)::
 
     python -m suites.lint NAMESPACE [NAMESPACE ...] [--specs PATH_OR_MODULE]
-                          [--import MODULE] [--json PATH]
+                          [--specs-from RECORDING] [--import MODULE] [--json PATH]
 
 It loads the ops first: ``--import`` imports modules that register ops
 (a kernel library's Python package), and every Spec of ``--specs`` (default:
 the built-in catalog and zoo) is prepared, which loads its op and gives the
-lint valid Cases to run the kernel on. Exit status 1 when any op has a
+lint valid Cases to run the kernel on; so is every op of a ``--specs-from``
+recording (``python -m suites.record``), whose recorded calls are the
+inputs the op's kernel and fake are known to take. Exit status 1 when any op has a
 blocking problem, else 0.
 """
 
@@ -27,12 +29,19 @@ from oracles.runner.loading import load_specs
 from suites.catalog import builtin_specs, specs_of
 
 
-def prepared_specs(targets: Sequence[str]) -> tuple[list[Spec], list[str]]:
-    """The specs of ``targets`` (default: catalog and zoo) whose prepare
-    ran, and a note for each that could not be prepared."""
-    specs = [s for t in targets for s in load_specs(t)] if targets else builtin_specs()
-    if not targets:
-        specs += specs_of("zoo")
+def prepared_specs(
+    targets: Sequence[str], recordings: Sequence[str] = ()
+) -> tuple[list[Spec], list[str]]:
+    """The specs of ``targets`` and ``recordings`` (default: catalog and zoo)
+    whose prepare ran, and a note for each that could not be prepared."""
+    specs = [s for t in targets for s in load_specs(t)]
+    if recordings:
+        from oracles.recording.specs import recorded_specs
+
+        covered = {s.op for s in specs if isinstance(s.op, str)}
+        specs += [s for r in recordings for s in recorded_specs(r, skip=covered)]
+    elif not targets:
+        specs = builtin_specs() + specs_of("zoo")
     ready, notes = [], []
     for spec in specs:
         try:
@@ -100,16 +109,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("namespaces", nargs="+", metavar="NAMESPACE")
     parser.add_argument("--specs", action="append", default=[], metavar="PATH_OR_MODULE")
+    parser.add_argument("--specs-from", action="append", default=[], metavar="RECORDING")
     parser.add_argument("--import", dest="modules", action="append", default=[], metavar="MODULE")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the findings here")
     options = parser.parse_args(argv)
     for module in options.modules:
         importlib.import_module(module)
     try:
-        specs, notes = prepared_specs(options.specs)
+        specs, notes = prepared_specs(options.specs, options.specs_from)
     except SpecError as error:
-        parser.error(f"--specs: {error}")
-    results = lint(options.namespaces, specs)
+        parser.error(str(error))
+    only = None
+    if options.specs_from and not options.specs:
+        # What the program never called is not linted: its fakes may live in
+        # modules the recorded program never imported.
+        only = {spec.op for spec in specs if isinstance(spec.op, str)}
+        notes.append(
+            "linting only the recorded ops: ops the program never called may have fakes "
+            "in modules it never imported (lint them with --import MODULE)"
+        )
+    results = lint(options.namespaces, specs, only)
     for note in notes:
         print(note)
     print(render(results))

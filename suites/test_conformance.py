@@ -48,6 +48,7 @@ def _run(
     rerun = " ".join(
         ["pytest", shlex.quote(request.node.nodeid)]
         + [shlex.quote(f"--specs={target}") for target in config.getoption("--specs")]
+        + [shlex.quote(f"--specs-from={t}") for t in config.getoption("--specs-from")]
         + ([f"--modes={mode}"] if fault is not None else [])
         + (["--skip-examples"] if config.getoption("--skip-examples") else [])
     )

@@ -26,6 +26,7 @@ def test_registry(namespace: str, request: pytest.FixtureRequest, record_finding
     report = request.config.getoption("--repro-dir") / f"lint-{namespace}.json"
     report.parent.mkdir(parents=True, exist_ok=True)
     specs = [f"--specs={t}" for t in request.config.getoption("--specs")]
+    specs += [f"--specs-from={t}" for t in request.config.getoption("--specs-from")]
     command = [sys.executable, "-m", "suites.lint", namespace, f"--json={report}", *specs]
     done = subprocess.run(command, cwd=CHECKOUT, capture_output=True, text=True)
     if not report.exists() or done.returncode not in (0, 1):

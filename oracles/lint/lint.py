@@ -219,14 +219,21 @@ def qualified_name(op: torch._ops.OpOverload) -> str:
     return op._schema.name + (f".{overload}" if overload else "")
 
 
-def lint(namespaces: Iterable[str], specs: Sequence[Spec] = ()) -> dict[str, list[OpLint]]:
-    """Every op of every namespace linted; ``specs`` give valid Cases."""
+def lint(
+    namespaces: Iterable[str], specs: Sequence[Spec] = (), only: set[str] | None = None
+) -> dict[str, list[OpLint]]:
+    """Every op of every namespace linted (or those of ``only``, by qualified
+    name); ``specs`` give valid Cases."""
     by_op: dict[str, list[Spec]] = {}
     for spec in specs:
         overload = spec.overload
         if overload is not None:
             by_op.setdefault(str(overload), []).append(spec)
     return {
-        namespace: [lint_op(op, by_op.get(str(op), ())) for op in namespace_ops(namespace)]
+        namespace: [
+            lint_op(op, by_op.get(str(op), ()))
+            for op in namespace_ops(namespace)
+            if only is None or qualified_name(op) in only
+        ]
         for namespace in namespaces
     }

@@ -1,0 +1,222 @@
+"""The recording: what each call of an op received, never tensor data.
+
+A recorded call holds, per schema argument, its plain value or, for a
+tensor, its dtype, shape, strides, storage offset and the buffer (one
+storage) it lies in, so arguments that are views of one buffer (the q, k
+and v of a fused qkv split) stay views of one buffer when the call is
+replayed. Integer tensors (positions, indices, slot mappings) keep the range
+of their values, so replayed ones stay in the op's domain. Equal calls are
+merged, with their count.
+
+The file is JSON: ``{"version", "command", "torch", "imports", "libraries",
+"ops": {qualified name: {"schema", "calls": [{"count", "buffers", "args"}]}}}``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import torch
+
+VERSION = 1
+
+
+class RecordingError(ValueError):
+    """A recording file cannot be read."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordedTensor:
+    buffer: int  # index into the call's buffers
+    shape: tuple[int, ...]
+    stride: tuple[int, ...]
+    offset: int
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordedBuffer:
+    """One storage of a call: its dtype, and the range of its values for integers."""
+
+    dtype: torch.dtype
+    low: int | None = None  # integer values lie in [low, high]
+    high: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Unsupported:
+    """An argument value a Case cannot hold (its type named); the call is kept
+    in the recording but not replayed."""
+
+    kind: str
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordedCall:
+    buffers: tuple[RecordedBuffer, ...]
+    args: tuple[tuple[str, Any], ...]  # schema name, plain value or RecordedTensor (or lists)
+    count: int = 1
+
+    def unsupported(self) -> list[str]:
+        """The arguments a Case cannot hold, as ``name (type)``."""
+        found = []
+        for name, value in self.args:
+            values = value if isinstance(value, (list, tuple)) else [value]
+            found += [f"{name} ({v.kind})" for v in values if isinstance(v, Unsupported)]
+        return found
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordedOp:
+    schema: str
+    calls: tuple[RecordedCall, ...]
+
+    @property
+    def count(self) -> int:
+        return sum(call.count for call in self.calls)
+
+
+@dataclasses.dataclass(frozen=True)
+class Recording:
+    ops: Mapping[str, RecordedOp]  # by qualified name, ``ns::name`` or ``ns::name.overload``
+    imports: tuple[str, ...] = ()  # modules that register the ops' fakes and kernels
+    libraries: tuple[str, ...] = ()  # op libraries the program had loaded
+    command: tuple[str, ...] = ()
+    torch: str = torch.__version__
+
+    def save(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(_encode_recording(self), indent=1) + "\n")
+        return path
+
+    @staticmethod
+    def load(path: Path) -> Recording:
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, json.JSONDecodeError) as error:
+            raise RecordingError(f"{path}: cannot read the recording: {error}") from None
+        if not isinstance(data, dict) or data.get("version") != VERSION:
+            raise RecordingError(
+                f"{path}: not a recording of this suite (version {VERSION}); record "
+                "one with `python -m suites.record NAMESPACE --out FILE -- COMMAND`"
+            )
+        try:
+            return _decode_recording(data)
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise RecordingError(f"{path}: malformed recording: {error!r}") from None
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def _dtype(name: str) -> torch.dtype:
+    dtype = getattr(torch, name, None)
+    if not isinstance(dtype, torch.dtype):
+        raise ValueError(f"unknown dtype {name!r}")
+    return dtype
+
+
+def encode_value(value: Any) -> Any:
+    """One argument value as JSON (tagged, so a float stays a float and a
+    dtype a dtype; floats by their bits: NaN, infinities and -0.0 kept)."""
+    if isinstance(value, RecordedTensor):
+        return {
+            "tensor": {
+                "buffer": value.buffer,
+                "shape": list(value.shape),
+                "stride": list(value.stride),
+                "offset": value.offset,
+            }
+        }
+    if isinstance(value, (list, tuple)):
+        return {"list": [encode_value(v) for v in value]}
+    if isinstance(value, Unsupported):
+        return {"unsupported": value.kind}
+    if isinstance(value, float):
+        return {"float": value.hex()}
+    if isinstance(value, torch.dtype):
+        return {"dtype": _dtype_name(value)}
+    if isinstance(value, torch.device):
+        return {"device": str(value)}
+    return {"value": value}
+
+
+def decode_value(data: Mapping[str, Any]) -> Any:
+    ((tag, value),) = data.items()
+    if tag == "tensor":
+        return RecordedTensor(
+            value["buffer"], tuple(value["shape"]), tuple(value["stride"]), value["offset"]
+        )
+    if tag == "list":
+        return [decode_value(v) for v in value]
+    decoders = {
+        "unsupported": Unsupported,
+        "float": float.fromhex,
+        "dtype": _dtype,
+        "device": torch.device,
+        "value": lambda v: v,
+    }
+    return decoders[tag](value)
+
+
+def encode_call(call: RecordedCall) -> dict[str, Any]:
+    return {
+        "count": call.count,
+        "buffers": [
+            {"dtype": _dtype_name(b.dtype)} | ({} if b.low is None else {"range": [b.low, b.high]})
+            for b in call.buffers
+        ],
+        "args": {name: encode_value(value) for name, value in call.args},
+    }
+
+
+def _decode_call(data: Mapping[str, Any]) -> RecordedCall:
+    buffers = tuple(
+        RecordedBuffer(_dtype(b["dtype"]), *(b.get("range") or (None, None)))
+        for b in data["buffers"]
+    )
+    args = tuple((name, decode_value(v)) for name, v in data["args"].items())
+    return RecordedCall(buffers, args, int(data["count"]))
+
+
+def _encode_recording(recording: Recording) -> dict[str, Any]:
+    return {
+        "version": VERSION,
+        "command": list(recording.command),
+        "torch": recording.torch,
+        "imports": list(recording.imports),
+        "libraries": list(recording.libraries),
+        "ops": {
+            name: {"schema": op.schema, "calls": [encode_call(c) for c in op.calls]}
+            for name, op in sorted(recording.ops.items())
+        },
+    }
+
+
+def _decode_recording(data: Mapping[str, Any]) -> Recording:
+    ops = {
+        name: RecordedOp(op["schema"], tuple(_decode_call(c) for c in op["calls"]))
+        for name, op in data["ops"].items()
+    }
+    return Recording(
+        ops,
+        tuple(data.get("imports", ())),
+        tuple(data.get("libraries", ())),
+        tuple(data.get("command", ())),
+        data.get("torch", "?"),
+    )
+
+
+def extent(tensors: list[RecordedTensor]) -> int:
+    """Elements a buffer must hold for every tensor laid in it."""
+    ends = [
+        t.offset + sum((size - 1) * stride for size, stride in zip(t.shape, t.stride, strict=True))
+        for t in tensors
+        if math.prod(t.shape) > 0
+    ]
+    return max(ends, default=-1) + 1

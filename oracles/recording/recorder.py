@@ -1,0 +1,214 @@
+"""The recorder: a dispatch mode that writes down every call of a
+namespace's ops while a program runs eagerly (see ``calls`` for what it keeps).
+
+Calls are seen where they reach the dispatcher, so ops called from Python,
+from other ops or from a model's modules are all recorded; calls on fake or
+meta tensors (tracing) are not, and neither is anything that runs in another
+process.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import sys
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from oracles.modes.cache import filled
+from oracles.recording.calls import (
+    RecordedBuffer,
+    RecordedCall,
+    RecordedOp,
+    RecordedTensor,
+    Recording,
+    Unsupported,
+)
+
+_PLAIN = (type(None), bool, int, float, str, torch.dtype, torch.device)
+
+
+class _Buffers:
+    """The storages of one call, numbered as they are met."""
+
+    def __init__(self) -> None:
+        self.keys: dict[tuple, int] = {}
+        self.tensors: list[list[torch.Tensor]] = []
+
+    def index(self, tensor: torch.Tensor) -> int:
+        # One storage seen as two dtypes stays two buffers: a Case's buffer has one dtype.
+        key = (tensor.untyped_storage().data_ptr(), tensor.dtype)
+        if key not in self.keys:
+            self.keys[key] = len(self.tensors)
+            self.tensors.append([])
+        self.tensors[self.keys[key]].append(tensor)
+        return self.keys[key]
+
+    def recorded(self) -> tuple[RecordedBuffer, ...]:
+        buffers = []
+        for tensors in self.tensors:
+            dtype = tensors[0].dtype
+            values = [t for t in tensors if t.numel()]
+            if dtype.is_floating_point or dtype.is_complex or not values:
+                buffers.append(RecordedBuffer(dtype))
+                continue
+            low = min(int(t.min()) for t in values)
+            high = max(int(t.max()) for t in values)
+            buffers.append(RecordedBuffer(dtype, low, high))
+        return tuple(buffers)
+
+
+def _arguments(op: torch._ops.OpOverload, args: tuple, kwargs: dict) -> list[tuple[str, Any]]:
+    """The call's arguments by schema name; defaulted ones left out."""
+    named = []
+    for position, argument in enumerate(op._schema.arguments):
+        if position < len(args) and not argument.kwarg_only:
+            named.append((argument.name, args[position]))
+        elif argument.name in kwargs:
+            named.append((argument.name, kwargs[argument.name]))
+    return named
+
+
+def _record_value(value: Any, buffers: _Buffers) -> Any:
+    if isinstance(value, torch.Tensor):
+        return RecordedTensor(
+            buffers.index(value),
+            tuple(map(int, value.shape)),
+            tuple(map(int, value.stride())),
+            int(value.storage_offset()),
+        )
+    if isinstance(value, (list, tuple)):
+        return [_record_value(v, buffers) for v in value]
+    if isinstance(value, _PLAIN):
+        return value
+    return Unsupported(type(value).__name__)
+
+
+def _real(value: Any) -> bool:
+    """No fake, meta or other tensor subclass in ``value``: a real eager call."""
+    if isinstance(value, torch.Tensor):
+        return type(value) is torch.Tensor and value.device.type != "meta"
+    if isinstance(value, (list, tuple)):
+        return all(_real(v) for v in value)
+    return True
+
+
+class Recorder(TorchDispatchMode):
+    """Records the calls of the ops of ``namespaces`` made while it is active."""
+
+    def __init__(self, namespaces: Iterable[str]):
+        super().__init__()
+        self.namespaces = frozenset(namespaces)
+        self.calls: dict[str, collections.Counter] = {}
+        self.schemas: dict[str, str] = {}
+        self.ops: dict[str, torch._ops.OpOverload] = {}
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if (
+            isinstance(func, torch._ops.OpOverload)
+            and func.namespace in self.namespaces
+            and _real((args, list(kwargs.values())))
+        ):
+            self._record(func, args, kwargs)
+        return func(*args, **kwargs)
+
+    def _record(self, op: torch._ops.OpOverload, args: tuple, kwargs: dict) -> None:
+        buffers = _Buffers()
+        named = tuple((name, _record_value(v, buffers)) for name, v in _arguments(op, args, kwargs))
+        # Lists freeze to tuples so equal calls merge.
+        key = (buffers.recorded(), _frozen(named))
+        name = _qualified(op)
+        self.calls.setdefault(name, collections.Counter())[key] += 1
+        self.schemas[name] = str(op._schema)
+        self.ops[name] = op
+
+    def recording(self, command: Iterable[str] = (), imports: Iterable[str] = ()) -> Recording:
+        ops = {
+            name: RecordedOp(
+                self.schemas[name],
+                tuple(
+                    RecordedCall(buffers, _thawed(args), count)
+                    for (buffers, args), count in counter.most_common()
+                ),
+            )
+            for name, counter in self.calls.items()
+        }
+        found = [m for op in self.ops.values() for m in registering_modules(op)]
+        return Recording(
+            ops,
+            tuple(dict.fromkeys([*imports, *found])),
+            tuple(sorted(torch.ops.loaded_libraries)),
+            tuple(command),
+        )
+
+
+class _List(tuple):
+    """A list argument, frozen (hashable, and told apart from the tuples around it)."""
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, list):
+        return _List(_frozen(v) for v in value)
+    if isinstance(value, tuple):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def _thawed(value: Any) -> Any:
+    if isinstance(value, _List):
+        return [_thawed(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_thawed(v) for v in value)
+    return value
+
+
+def _qualified(op: torch._ops.OpOverload) -> str:
+    overload = op._schema.overload_name
+    return op._schema.name + (f".{overload}" if overload else "")
+
+
+def registering_modules(op: torch._ops.OpOverload) -> list[str]:
+    """The importable modules that register ``op``'s fake or Python kernel
+    (torch.library keeps the module a fake was registered from), not a
+    script run as ``__main__``."""
+    entry = torch._library.simple_registry.singleton.find(op._schema.name)
+    functions = [entry.fake_impl.kernel.func if entry.fake_impl.kernel else None]
+    definition = torch._library.custom_ops.OPDEFS.get(op._schema.name)
+    if definition is not None:
+        functions.append(getattr(definition, "_init_fn", None))
+    found: list[str] = []
+    for function in functions:
+        found += _modules_of(function)
+    return list(dict.fromkeys(found))
+
+
+def _modules_of(function: Any, depth: int = 3) -> list[str]:
+    """Modules named by a function, the functions it wraps, and module names
+    held in its closure."""
+    if not callable(function) or depth == 0:
+        return []
+    names = [getattr(function, "__module__", None)]
+    inner = [getattr(function, "__wrapped__", None)]
+    for cell in getattr(function, "__closure__", None) or ():
+        if not filled(cell):
+            continue
+        value = cell.cell_contents
+        (names if isinstance(value, str) else inner).append(value)
+    found = [
+        n for n in names if n in sys.modules and n != "__main__" and n.partition(".")[0] != "torch"
+    ]
+    for candidate in inner:
+        found += _modules_of(candidate, depth - 1)
+    return found
+
+
+@contextlib.contextmanager
+def recording(namespaces: Iterable[str]) -> Iterator[Recorder]:
+    """Record the calls of the ops of ``namespaces`` made in the block."""
+    recorder = Recorder(namespaces)
+    with recorder:
+        yield recorder

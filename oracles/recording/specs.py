@@ -1,0 +1,110 @@
+"""Specs from a recording: one per recorded op, with no reference.
+
+Every check that needs no reference applies to them (fake, schema, compiled
+in each Mode, generated programs, crash isolation); the reference check only
+asks that the op runs. A user who has a reference for a recorded op writes a
+small spec file that calls :func:`recorded_spec` with it: that spec inherits
+the recorded Cases, and the spec-less one of the same op steps aside.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from oracles.core.spec import Spec, SpecError
+from oracles.recording.calls import Recording, RecordingError
+from oracles.recording.cases import case_of, recorded_cases, tensors_of
+
+# Explicit examples per op: the most frequent recorded call of each structure.
+MAX_EXAMPLES = 3
+
+
+@functools.cache
+def _load(path: Path) -> Recording:
+    try:
+        return Recording.load(path)
+    except RecordingError as error:
+        raise SpecError(str(error)) from None
+
+
+def _preparer(recording: Recording) -> Any:
+    @functools.cache
+    def prepare() -> None:
+        """Load what registered the recorded ops: their libraries, then their
+        modules (importable from the current directory, as ``python -m`` would)."""
+        for library in recording.libraries:
+            if library not in torch.ops.loaded_libraries and os.path.exists(library):
+                torch.ops.load_library(library)
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        for module in recording.imports:
+            try:
+                importlib.import_module(module)
+            except Exception as error:
+                raise SpecError(
+                    f"the recording names module {module!r} as registering its ops, and "
+                    f"importing it failed ({error!r}): run from the folder it is imported "
+                    "from, or record again with --import MODULE"
+                ) from error
+
+    return prepare
+
+
+def spec_name(op: str) -> str:
+    """``ns::name.overload`` as a spec name: ``ns.name.overload``."""
+    return op.replace("::", ".")
+
+
+def recorded_spec(path: str | os.PathLike, op: str, **fields: Any) -> Spec:
+    """A spec of recorded op ``op`` (``ns::name``) with the recording's Cases;
+    ``fields`` (a ``reference``, ``ulp_budget``, ``name``, ...) override the
+    spec-less defaults."""
+    recording = _load(Path(path).resolve())
+    if op not in recording.ops:
+        known = ", ".join(sorted(recording.ops)) or "none"
+        raise SpecError(f"{path}: op {op!r} was not recorded (recorded: {known})")
+    calls = [call for call in recording.ops[op].calls if not call.unsupported()]
+    if not calls:
+        why = "; ".join(recording.ops[op].calls[0].unsupported())
+        raise SpecError(f"{path}: no call of {op} can be replayed (arguments {why})")
+    # The most frequent call of each structure, as the program made it.
+    firsts: dict[Any, Any] = {}
+    for call in calls:
+        ranks = tuple((name, tuple(len(t.shape) for t in tensors_of(v))) for name, v in call.args)
+        firsts.setdefault((ranks, tuple(b.dtype for b in call.buffers)), call)
+    examples = tuple(case_of(call) for call in list(firsts.values())[:MAX_EXAMPLES])
+    defaults: dict[str, Any] = {
+        "name": spec_name(op),
+        "op": op,
+        "cases": recorded_cases(calls),
+        "reference": None,
+        "families": ("recorded",),
+        "examples": examples,
+        "prepare": _preparer(recording),
+    }
+    return Spec(**(defaults | fields))
+
+
+def recorded_specs(path: str | os.PathLike, skip: Iterable[str] = ()) -> list[Spec]:
+    """A spec-less Spec for every replayable op of the recording at ``path``,
+    but those of ``skip`` (ops a user's spec covers)."""
+    recording = _load(Path(path).resolve())
+    skipped = set(skip)
+    specs = []
+    for op, recorded in sorted(recording.ops.items()):
+        if op in skipped or op.removesuffix(".default") in skipped:
+            continue
+        if all(call.unsupported() for call in recorded.calls):
+            continue
+        specs.append(recorded_spec(path, op))
+    if not specs:
+        raise SpecError(f"{path}: the recording holds no call a Case can replay")
+    return specs

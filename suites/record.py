@@ -1,0 +1,115 @@
+"""Record the calls a program makes to a namespace's ops:
+
+    python -m suites.record NAMESPACE[,NAMESPACE] --out calls.json -- python my_model.py [args]
+    python -m suites.record NAMESPACE --out calls.json -- python -m my_package.serve [args]
+    python -m suites.record NAMESPACE --out calls.json -- pytest tests/ [args]
+
+The command runs in this process (run pytest without ``-n``: calls made in
+other processes are not seen), eagerly: under ``torch.compile`` the ops run
+on fake tensors, which are not recorded. Then ``pytest --specs-from=calls.json``
+checks every recorded op. The recording holds no tensor data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import runpy
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from oracles.recording.calls import Recording
+from oracles.recording.recorder import recording
+
+
+class CommandError(ValueError):
+    """The command is not one the recorder can run in its process."""
+
+
+def run_command(command: Sequence[str]) -> int:
+    """Run ``python SCRIPT``, ``python -m MODULE`` or ``pytest`` here, as their
+    own command lines would; their exit status."""
+    if not command:
+        raise CommandError("no command to record: give one after --")
+    program, *rest = command
+    name = Path(program).name
+    if name.startswith("python"):
+        if rest[:1] == ["-m"] and len(rest) > 1:
+            target, argv, run = rest[1], [rest[1], *rest[2:]], "module"
+        elif rest and not rest[0].startswith("-"):
+            target, argv, run = rest[0], rest, "path"
+        else:
+            raise CommandError(f"cannot record `{' '.join(command)}`: give a script or -m MODULE")
+    elif name in ("pytest", "py.test"):
+        target, argv, run = "pytest", ["pytest", *rest], "module"
+    else:
+        raise CommandError(
+            f"cannot record `{program}`: the recorder runs Python in its own process; "
+            "give `python SCRIPT ...`, `python -m MODULE ...` or `pytest ...`"
+        )
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    sys.argv = argv
+    sys.path.insert(0, str(Path(target).resolve().parent) if run == "path" else os.getcwd())
+    try:
+        if run == "path":
+            runpy.run_path(target, run_name="__main__")
+        else:
+            runpy.run_module(target, run_name="__main__", alter_sys=True)
+    except SystemExit as exit_:
+        code = exit_.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+    return 0
+
+
+def summary(found: Recording, out: Path) -> str:
+    lines = [f"recorded {len(found.ops)} op(s) into {out}:"]
+    for name, op in sorted(found.ops.items()):
+        unsupported = {u for call in op.calls for u in call.unsupported()}
+        note = f"; not replayable: {', '.join(sorted(unsupported))}" if unsupported else ""
+        lines.append(f"  {name}: {op.count} call(s), {len(op.calls)} distinct{note}")
+    if not found.ops:
+        lines.append("  no call of these namespaces' ops: did the command run them eagerly?")
+    lines.append(f"check them: pytest --specs-from={out}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command: list[str] = []
+    if "--" in argv:
+        at = argv.index("--")
+        argv, command = argv[:at], argv[at + 1 :]
+    parser = argparse.ArgumentParser(
+        prog="python -m suites.record",
+        description="Record every call of a namespace's ops while a command runs.",
+        usage="%(prog)s NAMESPACE[,NAMESPACE] --out FILE [--import MODULE] -- COMMAND ...",
+    )
+    parser.add_argument("namespaces", help="the op namespaces, comma-separated")
+    parser.add_argument("--out", type=Path, required=True, help="the recording to write (JSON)")
+    parser.add_argument(
+        "--import",
+        dest="modules",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="a module that registers the ops' fakes or kernels, for the checks to import "
+        "(found by itself where a fake is registered in an importable module)",
+    )
+    options = parser.parse_args(argv)
+    namespaces = [n for n in options.namespaces.split(",") if n]
+    try:
+        with recording(namespaces) as recorder:
+            status = run_command(command)
+    except CommandError as error:
+        parser.error(str(error))
+    found = recorder.recording(command, options.modules)
+    found.save(options.out)
+    print(summary(found, options.out), file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

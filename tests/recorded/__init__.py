@@ -1,0 +1,1 @@
+"""A model-like program for the record -> spec-less run test."""
