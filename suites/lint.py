@@ -4,7 +4,8 @@
                           [--specs-from RECORDING] [--import MODULE] [--json PATH]
 
 It loads the ops first: ``--import`` imports modules that register ops
-(a kernel library's Python package), and every Spec of ``--specs`` (default:
+(a kernel library's Python package, found as ``python -m`` finds modules:
+from the current directory, then ``PYTHONPATH``), and every Spec of ``--specs`` (default:
 the built-in catalog and zoo) is prepared, which loads its op and gives the
 lint valid Cases to run the kernel on; so is every op of a ``--specs-from``
 recording (``python -m suites.record``), whose recorded calls are the

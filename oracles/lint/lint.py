@@ -106,7 +106,8 @@ def derived_inputs(op: torch._ops.OpOverload) -> Iterator[dict[str, Any]]:
     tensors of rank 2, 3, 1, then 4, ints 1 then 0; defaults where given."""
     for rank, scalar in itertools.product((2, 3, 1, 4), (1, 0)):
         yield {
-            a.name: a.default_value if a.has_default_value() else _value(a.type, rank, scalar)
+            # real_type: a ScalarType argument's type is int, its real type ScalarType.
+            a.name: a.default_value if a.has_default_value() else _value(a.real_type, rank, scalar)
             for a in op._schema.arguments
         }
 

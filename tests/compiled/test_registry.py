@@ -125,8 +125,16 @@ LIB.define("pair(Tensor x) -> Tensor[]")
 LIB.define("picky(Tensor x, int n) -> Tensor")
 LIB.define("opaque(Tensor x, Generator? g) -> Tensor")
 LIB.define("scale_(Tensor(a!) x) -> ()")
+# A quantized matmul's output dtype: the schema type reads int, the real type ScalarType.
+LIB.define("matmul_to(Tensor x, ScalarType out_dtype) -> Tensor")
 for _name in ("pair", "picky", "opaque"):
     LIB.impl(_name, lambda x, *rest: x.clone(), "CPU")
+LIB.impl("matmul_to", lambda x, out_dtype: (x @ x.mT).to(out_dtype), "CPU")
+torch.library.register_fake(
+    "lint_user::matmul_to",
+    lambda x, out_dtype: x.new_empty(x.shape[:-1] * 2, dtype=out_dtype),
+    lib=LIB,
+)
 LIB.impl("scale_", lambda x: x.mul_(2), "CPU")
 torch.library.register_fake("lint_user::pair", lambda x: x.new_empty(x.shape), lib=LIB)
 
@@ -152,6 +160,10 @@ def test_a_tensor_for_a_list_and_unchecked_fakes_are_told_apart():
     )
     [note] = [p for p in found["lint_user::opaque"].problems if p.verdict == "unchecked"]
     assert "the lint cannot derive an argument of type Generator" in note.message
+    # A ScalarType argument is given a dtype, not the int its schema type reads.
+    matmul = found["lint_user::matmul_to"]
+    assert matmul.checked == "schema-derived inputs"
+    assert [p.verdict for p in matmul.problems] == ["implicit-fallback"]
     # A mutating op that returns nothing gets torch's trivial fake.
     scale = found["lint_user::scale_"]
     assert not scale.errors and "trivial fake" in scale.fake
