@@ -82,6 +82,11 @@ class Compiled(Mode):
 
         def make() -> Callable[..., Any]:
             def compiled_program(*inputs: Any) -> Any:
+                # Dynamo numbers the graph's inputs in the order it first
+                # meets them, and Inductor's code (and its faults) can depend
+                # on that order: meet them in buffer order, as repro scripts do.
+                for tensor in inputs[: len(names)]:
+                    tensor.dtype  # noqa: B018
                 args = bind(signature, dict(zip(names, inputs, strict=False)), inputs[len(names) :])
                 return function(op, **args)
 

@@ -213,9 +213,14 @@ def render_repro(
         out.append("".join(f"{name} = {literal(value)}  # {why}\n" for name, value, why in own))
     if script.compiles:
         params = ", ".join([parameters[n] for n in buffer_names] + size_names)
+        buffers = ", ".join(parameters[n] for n in buffer_names)
         out.append(
             f"def model({params}):\n"
             '    """The spec\'s program as the suite compiles it, the views made in the graph."""\n'
+            "    # Dynamo numbers the graph's inputs in the order it first meets them, and\n"
+            "    # Inductor's code can depend on it: meet them in the suite's order.\n"
+            f"    for tensor in ({buffers},):\n"
+            "        tensor.dtype\n"
             f"    return {program or 'program'}(op, **arguments({params}))\n"
         )
         out.append(
