@@ -21,8 +21,15 @@ from oracles.core.verdicts import (
     SIZE_1_STRIDES,
 )
 
-# What to do about an output that aliases an input its schema does not name.
-ALIAS_ADVICE = "annotate both as Tensor(a!) or return a clone"
+# What to do about an output that aliases an input its schema does not name:
+# not a clone alone (the fake mirroring the kernel would then be wrong), not
+# an annotated return (torch.compile cannot functionalize it).
+ALIAS_ADVICE = (
+    "if the kernel writes it, declare it written (Tensor(a!)) and return nothing (-> ()), "
+    "so callers read the argument: a returned Tensor(a!) argument is what torch.compile "
+    "cannot functionalize; if it does not, return a fresh tensor, from the kernel and the "
+    "fake alike"
+)
 
 
 def output_label(i: int) -> str:

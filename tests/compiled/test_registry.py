@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 import torch
+from hypothesis import strategies as st
 
+from oracles.core.case import Buffer, Case, View
 from oracles.core.schema import structure_problem
+from oracles.core.spec import Spec
 from oracles.lint.lint import OpLint, lint, lint_op
 from oracles.lint.registry import (
     DECOMPOSED,
@@ -33,7 +36,7 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def _linted(namespace: str) -> dict[str, OpLint]:
-    specs, _ = cli.prepared_specs([])
+    specs, _ = cli.prepared_specs([], namespaces=[namespace])
     return {op.op: op for op in lint([namespace], specs)[namespace]}
 
 
@@ -129,6 +132,12 @@ LIB.define("scale_(Tensor(a!) x) -> ()")
 LIB.define("matmul_to(Tensor x, ScalarType out_dtype) -> Tensor")
 for _name in ("pair", "picky", "opaque"):
     LIB.impl(_name, lambda x, *rest: x.clone(), "CPU")
+LIB.define("two_bugs(Tensor x) -> Tensor")
+LIB.impl("two_bugs", lambda x: x.clone(), "CPU")
+# Wrong in two ways: None for 2-D inputs, a transposed shape for others.
+torch.library.register_fake(
+    "lint_user::two_bugs", lambda x: None if x.dim() == 2 else x.new_empty(x.shape[::-1]), lib=LIB
+)
 LIB.impl("matmul_to", lambda x, out_dtype: (x @ x.mT).to(out_dtype), "CPU")
 torch.library.register_fake(
     "lint_user::matmul_to",
@@ -246,3 +255,21 @@ def test_zoo_specs_come_from_every_family():
     assert {"norm", "collective", "rope", "mrope"} <= {
         f for s in specs_of("zoo") for f in s.families
     }
+
+
+def test_the_lint_goes_on_after_the_first_problem():
+    """The schema-derived inputs find the 2-D bug; the spec's 3-D Case still
+    runs and finds the other."""
+    [op] = [o for o in namespace_ops("lint_user") if o._schema.name == "lint_user::two_bugs"]
+    case = Case({"x": Buffer((2, 3, 4), torch.float32)}, {"x": View("x")})
+    spec = Spec("two_bugs", "lint_user::two_bugs", st.just(case), None, examples=(case,))
+    found = lint_op(op, [spec])
+    assert [p.verdict for p in found.errors] == ["fake-returns", "fake-vs-kernel"]
+    assert "shape" in found.errors[1].message
+
+
+def test_the_lint_loads_only_the_namespaces_it_lints():
+    specs, notes = cli.prepared_specs([], namespaces=["lint_user"])
+    assert specs == [] and notes == []
+    specs, _ = cli.prepared_specs([], namespaces=["conformance_zoo"])
+    assert specs and {s.namespace for s in specs} == {"conformance_zoo"}
