@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import inspect
+import types
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -11,6 +15,53 @@ from torch._library.utils import can_generate_trivial_fake_impl
 def python_fake(op: torch._ops.OpOverload):
     """The op's Python fake (``register_fake``), or None."""
     return torch._library.simple_registry.singleton.find(op._schema.name).fake_impl.kernel
+
+
+def fake_function(op: torch._ops.OpOverload) -> Callable | None:
+    """The function registered as the op's Python fake, out of torch.library's
+    wrappers (found through ``__wrapped__`` and closures), or None."""
+    kernel = python_fake(op)
+    queue: list[Any] = [None if kernel is None else kernel.func]
+    seen: set[int] = set()
+    while queue:
+        function = queue.pop(0)
+        if not callable(function) or id(function) in seen:
+            continue
+        seen.add(id(function))
+        module = getattr(function, "__module__", None) or ""
+        if isinstance(function, types.FunctionType) and module.partition(".")[0] != "torch":
+            return function
+        queue.append(getattr(function, "__wrapped__", None))
+        for cell in getattr(function, "__closure__", None) or ():
+            with contextlib.suppress(ValueError):  # a cell not yet filled
+                queue.append(cell.cell_contents)
+    return None
+
+
+def signature_problem(op: torch._ops.OpOverload) -> str | None:
+    """Why the op's Python fake cannot take the arguments its schema passes
+    (so every call through torch raises TypeError), or None."""
+    function = fake_function(op)
+    if function is None:
+        return None
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):  # a builtin: nothing to read
+        return None
+    arguments = op._schema.arguments
+    positional = [a.name for a in arguments if not a.kwarg_only]
+    keywords = {a.name: None for a in arguments if a.kwarg_only}
+    try:
+        signature.bind(*positional, **keywords)
+    except TypeError as error:
+        names = ", ".join(a.name for a in arguments)
+        return (
+            f"the fake {function.__qualname__}{signature} cannot take the {len(arguments)} "
+            f"argument(s) the schema passes ({names}): {error}. Every call through torch "
+            "raises TypeError, so torch.compile fails: give the fake the schema's parameters, "
+            "in its order"
+        )
+    return None
 
 
 def _returns(op: torch._ops.OpOverload) -> str:

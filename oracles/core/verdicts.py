@@ -57,6 +57,8 @@ PROGRAM = "program"
 NO_FAKE = "no-fake"
 # The fake's return is not the schema's structure.
 FAKE_RETURNS = "fake-returns"
+# The fake cannot take the arguments the schema passes.
+FAKE_SIGNATURE = "fake-signature"
 # The fake aliases other than the schema declares.
 FAKE_ALIAS = "fake-alias"
 # The fake's outputs differ from the kernel's.

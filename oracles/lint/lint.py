@@ -8,6 +8,8 @@ For each op it reports Findings, each named by its Verdict, that say what to do:
 - ``fake-returns``: the fake's return structure is not the schema's (None
   for ``-> (Tensor, Tensor)``, one tensor for two, 3 for 4, a Tensor for a
   list), found by calling it on inputs derived from the schema;
+- ``fake-signature``: the fake's parameters cannot take the arguments the
+  schema passes (every call through torch raises TypeError);
 - ``fake-alias``: an output the schema declares to be a written argument
   (``Tensor(a!)``) is not that argument in the fake, or an output aliases an
   input undeclared;
@@ -35,11 +37,17 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from oracles.checks.fake import check_fake
 from oracles.comparisons.outputs import schema_aliasing
 from oracles.core.findings import Finding, error_text
-from oracles.core.schema import fake_source, functionalization_problem, structure_problem
+from oracles.core.schema import (
+    fake_source,
+    functionalization_problem,
+    signature_problem,
+    structure_problem,
+)
 from oracles.core.spec import Spec
 from oracles.core.verdicts import (
     FAKE_ALIAS,
     FAKE_RETURNS,
+    FAKE_SIGNATURE,
     FAKE_VS_KERNEL,
     IMPLICIT_FALLBACK,
     NO_FAKE,
@@ -191,6 +199,9 @@ def lint_op(op: torch._ops.OpOverload, specs: Sequence[Spec] = ()) -> OpLint:
                 "with the kernel's shapes, strides and aliasing",
             )
         )
+    elif (wrong := signature_problem(op)) is not None:
+        problems.append(Finding(FAKE_SIGNATURE, wrong))
+        checked = "nothing: no call of the fake can succeed"
     else:
         derived, found = _on_derived_inputs(op)
         problems += found

@@ -132,6 +132,10 @@ LIB.define("scale_(Tensor(a!) x) -> ()")
 LIB.define("matmul_to(Tensor x, ScalarType out_dtype) -> Tensor")
 for _name in ("pair", "picky", "opaque"):
     LIB.impl(_name, lambda x, *rest: x.clone(), "CPU")
+# A fake written for an older schema: one parameter short.
+LIB.define("wide(Tensor x, int a, int b) -> Tensor")
+LIB.impl("wide", lambda x, a, b: x.clone(), "CPU")
+torch.library.register_fake("lint_user::wide", lambda x, a: x.new_empty(x.shape), lib=LIB)
 LIB.define("two_bugs(Tensor x) -> Tensor")
 LIB.impl("two_bugs", lambda x: x.clone(), "CPU")
 # Wrong in two ways: None for 2-D inputs, a transposed shape for others.
@@ -169,6 +173,11 @@ def test_a_tensor_for_a_list_and_unchecked_fakes_are_told_apart():
     )
     [note] = [p for p in found["lint_user::opaque"].problems if p.verdict == "unchecked"]
     assert "the lint cannot derive an argument of type Generator" in note.message
+    [short] = found["lint_user::wide"].errors
+    assert short.verdict == "fake-signature"
+    assert "cannot take the 3 argument(s) the schema passes (x, a, b)" in short.message
+    # A fake that raises for the inputs it is given is not one that cannot take them.
+    assert not any(p.verdict == "fake-signature" for p in picky.problems)
     # A ScalarType argument is given a dtype, not the int its schema type reads.
     matmul = found["lint_user::matmul_to"]
     assert matmul.checked == "schema-derived inputs"
