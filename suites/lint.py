@@ -63,6 +63,20 @@ def prepared_specs(
     return ready, notes
 
 
+def exclusions(pairs: Sequence[str], files: Sequence[Path]) -> dict[str, str]:
+    """Out-of-scope ops and why, from ``OP=REASON`` options and ``OP = REASON`` lines."""
+    lines = [line.split("#", 1)[0] for path in files for line in path.read_text().splitlines()]
+    found = {}
+    for entry in [*pairs, *lines]:
+        if not entry.strip():
+            continue
+        op, sign, reason = entry.partition("=")
+        if not sign or not op.strip() or not reason.strip():
+            raise ValueError(f"an exclusion is `OP = REASON`, got {entry!r}")
+        found[op.strip()] = reason.strip()
+    return found
+
+
 def render(results: dict[str, list[OpLint]]) -> str:
     """The lint's findings, one block per namespace, fit for a terminal."""
     lines = []
@@ -75,9 +89,11 @@ def render(results: dict[str, list[OpLint]]) -> str:
             lines.append(
                 f"  {op.op}: {op.fake or 'no fake'}, {op.lowering}; checked on {op.checked}"
             )
+            if op.excluded is not None:
+                lines.append(f"    out of scope: {op.excluded} (its problems block nothing)")
             for problem in op.problems:
                 if problem.verdict != IMPLICIT:
-                    level = "error" if problem.blocking else "note"
+                    level = "error" if problem in op.errors else "note"
                     lines.append(f"    {level} [{problem.verdict}] {problem.message}")
         implicit = [op for op in ops if any(p.verdict == IMPLICIT for p in op.problems)]
         if implicit:
@@ -117,7 +133,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--specs-from", action="append", default=[], metavar="RECORDING")
     parser.add_argument("--import", dest="modules", action="append", default=[], metavar="MODULE")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the findings here")
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="OP=REASON",
+        help="keep OP (ns::name) in the report as out of scope, for REASON (an op never "
+        "traced, such as weight prepacking): its problems block nothing",
+    )
+    parser.add_argument(
+        "--exclude-file",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="exclusions, one `OP = REASON` a line (# comments)",
+    )
     options = parser.parse_args(argv)
+    try:
+        excluded = exclusions(options.exclude, options.exclude_file)
+    except ValueError as error:
+        parser.error(str(error))
     for module in options.modules:
         importlib.import_module(module)
     try:
@@ -134,6 +170,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             "in modules it never imported (lint them with --import MODULE)"
         )
     results = lint(options.namespaces, specs, only)
+    linted = {op.op for ops in results.values() for op in ops}
+    unknown = sorted(set(excluded) - linted)
+    if unknown:
+        parser.error(f"--exclude names {', '.join(unknown)}, which the lint does not lint")
+    results = {
+        namespace: [dataclasses.replace(op, excluded=excluded.get(op.op)) for op in ops]
+        for namespace, ops in results.items()
+    }
     for note in notes:
         print(note)
     print(render(results))

@@ -73,9 +73,12 @@ class OpLint:
     lowering: str  # oracles.registry's LOWERING, EXPLICIT_FALLBACK, ...
     checked: str  # what the fake was called on
     problems: tuple[Finding, ...]
+    excluded: str | None = None  # out of scope, and why: its problems block nothing
 
     @property
     def errors(self) -> list[Finding]:
+        if self.excluded is not None:
+            return []
         return [p for p in self.problems if p.blocking]
 
 

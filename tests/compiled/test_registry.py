@@ -282,3 +282,26 @@ def test_the_lint_loads_only_the_namespaces_it_lints():
     assert specs == [] and notes == []
     specs, _ = cli.prepared_specs([], namespaces=["conformance_zoo"])
     assert specs and {s.namespace for s in specs} == {"conformance_zoo"}
+
+
+def test_ops_out_of_scope_stay_in_the_report_and_block_nothing(tmp_path, capsys):
+    blocking = ["lint_user::pair", "lint_user::two_bugs", "lint_user::wide"]
+    assert cli.main(["lint_user"]) == 1
+    scope = tmp_path / "scope.txt"
+    scope.write_text("# never traced\nlint_user::two_bugs = built once at start-up\n\n")
+    argv = ["lint_user", f"--exclude-file={scope}", f"--json={tmp_path / 'lint.json'}"]
+    argv += [f"--exclude={op}=weight prepacking" for op in blocking if op != "lint_user::two_bugs"]
+    capsys.readouterr()
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "out of scope: built once at start-up (its problems block nothing)" in out
+    assert "note [fake-signature]" in out  # still listed, as a note
+    ops = {
+        op["op"]: op
+        for op in json.loads((tmp_path / "lint.json").read_text())["namespaces"]["lint_user"]
+    }
+    assert ops["lint_user::pair"]["excluded"] == "weight prepacking"
+    with pytest.raises(SystemExit):
+        cli.main(["lint_user", "--exclude=lint_user::nothing=gone"])
+    with pytest.raises(SystemExit):
+        cli.main(["lint_user", "--exclude=lint_user::pair"])
