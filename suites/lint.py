@@ -77,8 +77,9 @@ def exclusions(pairs: Sequence[str], files: Sequence[Path]) -> dict[str, str]:
     return found
 
 
-def render(results: dict[str, list[OpLint]]) -> str:
-    """The lint's findings, one block per namespace, fit for a terminal."""
+def render(results: dict[str, list[OpLint]], verbose: bool = False) -> str:
+    """The lint's findings, one block per namespace, fit for a terminal;
+    ``verbose``: with the schema-derived inputs each fake refused."""
     lines = []
     for namespace, ops in results.items():
         errors = sum(len(op.errors) for op in ops)
@@ -89,6 +90,8 @@ def render(results: dict[str, list[OpLint]]) -> str:
             lines.append(
                 f"  {op.op}: {op.fake or 'no fake'}, {op.lowering}; checked on {op.checked}"
             )
+            if verbose:
+                lines += [f"    tried and discarded: {d}" for d in op.discarded]
             if op.excluded is not None:
                 lines.append(f"    out of scope: {op.excluded} (its problems block nothing)")
             for problem in op.problems:
@@ -149,6 +152,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="PATH",
         help="exclusions, one `OP = REASON` a line (# comments)",
     )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="also list the schema-derived inputs each fake refused, and how (the JSON "
+        "always has them)",
+    )
     options = parser.parse_args(argv)
     try:
         excluded = exclusions(options.exclude, options.exclude_file)
@@ -180,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     for note in notes:
         print(note)
-    print(render(results))
+    print(render(results, options.verbose))
     if options.json is not None:
         options.json.write_text(json.dumps(to_json(results, notes), indent=1))
     return 1 if any(op.errors for ops in results.values() for op in ops) else 0

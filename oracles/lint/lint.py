@@ -26,8 +26,10 @@ For each op it reports Findings, each named by its Verdict, that say what to do:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
+import logging
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -74,6 +76,7 @@ class OpLint:
     checked: str  # what the fake was called on
     problems: tuple[Finding, ...]
     excluded: str | None = None  # out of scope, and why: its problems block nothing
+    discarded: tuple[str, ...] = ()  # schema-derived inputs the fake refused, and how
 
     @property
     def errors(self) -> list[Finding]:
@@ -123,22 +126,48 @@ def derived_inputs(op: torch._ops.OpOverload) -> Iterator[dict[str, Any]]:
         }
 
 
-def _on_derived_inputs(op: torch._ops.OpOverload) -> tuple[str | None, list[Finding]]:
-    """What the fake was called on (None: nothing, and why), and what it broke."""
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """FakeTensor logs a traceback for every meta kernel that raises: the
+    inputs the lint derives and discards are not worth one each."""
+    logger = logging.getLogger("torch._subclasses.fake_tensor")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def _on_derived_inputs(
+    op: torch._ops.OpOverload, discarded: list[str]
+) -> tuple[str | None, list[Finding]]:
+    """What the fake was called on (None: nothing, and why), and what it
+    broke; how it refused the inputs tried before go in ``discarded``."""
     mode = FakeTensorMode()
     last: Exception = RuntimeError("no schema-derived input")
     try:
-        with mode:
+        with mode, _quiet():
             for args in derived_inputs(op):
                 try:
                     value = call_fake(op, mode, args)
                 except Exception as error:  # a fake may refuse any input it does not expect
                     last = error
+                    if _described(args, error) not in discarded:
+                        discarded.append(_described(args, error))
                     continue
                 return "schema-derived inputs", _judge_return(op, value, args)
     except _Underivable as error:
         return None, [_unchecked(f"the lint cannot derive {error}")]
     return None, [_unchecked(f"the fake raised on every one ({error_text(last, 1)})")]
+
+
+def _described(args: dict[str, Any], error: Exception) -> str:
+    shapes = ", ".join(
+        f"{name}={list(value.shape)}" if isinstance(value, torch.Tensor) else f"{name}={value!r}"
+        for name, value in args.items()
+    )
+    return f"{shapes}: {error_text(error, 1)}"
 
 
 def _unchecked(why: str) -> Finding:
@@ -191,6 +220,7 @@ def lint_op(op: torch._ops.OpOverload, specs: Sequence[Spec] = ()) -> OpLint:
     """Lint one op; ``specs`` of it (if any) give the kernel valid Cases."""
     source = fake_source(op)
     problems = _schema_problems(op)
+    discarded: list[str] = []
     checked = "nothing: it has no fake"
     if source is None:
         problems.append(
@@ -206,7 +236,7 @@ def lint_op(op: torch._ops.OpOverload, specs: Sequence[Spec] = ()) -> OpLint:
         problems.append(Finding(FAKE_SIGNATURE, wrong))
         checked = "nothing: no call of the fake can succeed"
     else:
-        derived, found = _on_derived_inputs(op)
+        derived, found = _on_derived_inputs(op, discarded)
         problems += found
         checked = derived or "nothing"
         if specs:
@@ -233,7 +263,15 @@ def lint_op(op: torch._ops.OpOverload, specs: Sequence[Spec] = ()) -> OpLint:
                 False,
             )
         )
-    return OpLint(qualified_name(op), str(op._schema), source, lowering, checked, tuple(problems))
+    return OpLint(
+        qualified_name(op),
+        str(op._schema),
+        source,
+        lowering,
+        checked,
+        tuple(problems),
+        discarded=tuple(discarded),
+    )
 
 
 def _restated(problem: Finding, found: Sequence[Finding]) -> bool:

@@ -136,6 +136,10 @@ for _name in ("pair", "picky", "opaque"):
 LIB.define("wide(Tensor x, int a, int b) -> Tensor")
 LIB.impl("wide", lambda x, a, b: x.clone(), "CPU")
 torch.library.register_fake("lint_user::wide", lambda x, a: x.new_empty(x.shape), lib=LIB)
+# A Meta kernel for 4-D inputs only: FakeTensor logs a traceback each time it raises.
+LIB.define("only_4d(Tensor x) -> Tensor")
+LIB.impl("only_4d", lambda x: x.clone(), "CPU")
+LIB.impl("only_4d", lambda x: _only_4d(x), "Meta")
 LIB.define("two_bugs(Tensor x) -> Tensor")
 LIB.impl("two_bugs", lambda x: x.clone(), "CPU")
 # Wrong in two ways: None for 2-D inputs, a transposed shape for others.
@@ -150,6 +154,12 @@ torch.library.register_fake(
 )
 LIB.impl("scale_", lambda x: x.mul_(2), "CPU")
 torch.library.register_fake("lint_user::pair", lambda x: x.new_empty(x.shape), lib=LIB)
+
+
+def _only_4d(x):
+    if x.dim() != 4:
+        raise RuntimeError("only 4-D inputs")
+    return x.new_empty(x.shape)
 
 
 def _picky(x, n):
@@ -285,23 +295,35 @@ def test_the_lint_loads_only_the_namespaces_it_lints():
 
 
 def test_ops_out_of_scope_stay_in_the_report_and_block_nothing(tmp_path, capsys):
-    blocking = ["lint_user::pair", "lint_user::two_bugs", "lint_user::wide"]
-    assert cli.main(["lint_user"]) == 1
+    report = tmp_path / "lint.json"
+    assert cli.main(["lint_user", f"--json={report}"]) == 1
+    ops = json.loads(report.read_text())["namespaces"]["lint_user"]
+    blocking = sorted(op["op"] for op in ops if any(p["blocking"] for p in op["problems"]))
+    assert {"lint_user::pair", "lint_user::two_bugs", "lint_user::wide"} <= set(blocking)
     scope = tmp_path / "scope.txt"
     scope.write_text("# never traced\nlint_user::two_bugs = built once at start-up\n\n")
-    argv = ["lint_user", f"--exclude-file={scope}", f"--json={tmp_path / 'lint.json'}"]
+    argv = ["lint_user", f"--exclude-file={scope}", f"--json={report}"]
     argv += [f"--exclude={op}=weight prepacking" for op in blocking if op != "lint_user::two_bugs"]
     capsys.readouterr()
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert "out of scope: built once at start-up (its problems block nothing)" in out
     assert "note [fake-signature]" in out  # still listed, as a note
-    ops = {
-        op["op"]: op
-        for op in json.loads((tmp_path / "lint.json").read_text())["namespaces"]["lint_user"]
-    }
-    assert ops["lint_user::pair"]["excluded"] == "weight prepacking"
+    ops = json.loads(report.read_text())["namespaces"]["lint_user"]
+    assert {op["op"]: op["excluded"] for op in ops}["lint_user::pair"] == "weight prepacking"
     with pytest.raises(SystemExit):
         cli.main(["lint_user", "--exclude=lint_user::nothing=gone"])
     with pytest.raises(SystemExit):
         cli.main(["lint_user", "--exclude=lint_user::pair"])
+
+
+def test_the_lint_is_quiet_about_the_inputs_it_discards(capfd):
+    [op] = [o for o in namespace_ops("lint_user") if o._schema.name == "lint_user::only_4d"]
+    capfd.readouterr()
+    found = lint_op(op)
+    assert capfd.readouterr().err == ""
+    assert found.checked == "schema-derived inputs" and not found.errors
+    assert found.discarded[0] == "x=[4, 6]: RuntimeError: only 4-D inputs"
+    assert len(found.discarded) == 3  # ranks 2, 3 and 1 refused, 4 taken
+    cli.main(["lint_user", "--verbose", "--exclude-file=/dev/null"])
+    assert "tried and discarded: x=[4, 6]: RuntimeError: only 4-D inputs" in capfd.readouterr().out
