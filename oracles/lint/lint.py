@@ -252,6 +252,8 @@ def lint_op(op: torch._ops.OpOverload, specs: Sequence[Spec] = ()) -> OpLint:
                     p.verdict == f.verdict and p.message.startswith(f.message) for f in found
                 )
             ]
+    if not _has_kernel(op):
+        problems = [_fake_or_schema(p) for p in problems]
     lowering = lowering_of(op)
     if lowering == registry.IMPLICIT_FALLBACK:
         problems.append(
@@ -271,6 +273,28 @@ def lint_op(op: torch._ops.OpOverload, specs: Sequence[Spec] = ()) -> OpLint:
         checked,
         tuple(problems),
         discarded=tuple(discarded),
+    )
+
+
+# Dispatch keys whose kernel runs the op for real here.
+_KERNEL_KEYS = ("CPU", "CUDA", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
+
+
+def _has_kernel(op: torch._ops.OpOverload) -> bool:
+    name = op._schema.name
+    return any(torch._C._dispatch_has_kernel_for_dispatch_key(name, k) for k in _KERNEL_KEYS)
+
+
+def _fake_or_schema(problem: Finding) -> Finding:
+    """Where no kernel is registered to say which is right, a fake that
+    disagrees with its schema may be right and the schema wrong."""
+    if problem.verdict not in (FAKE_RETURNS, FAKE_ALIAS):
+        return problem
+    message = problem.message.replace(", as the kernel does,", ",")
+    return dataclasses.replace(
+        problem,
+        message=f"{message} (no kernel is registered here, so the fake or the schema is wrong: "
+        "fix whichever disagrees with the kernel you ship)",
     )
 
 

@@ -140,6 +140,9 @@ torch.library.register_fake("lint_user::wide", lambda x, a: x.new_empty(x.shape)
 LIB.define("only_4d(Tensor x) -> Tensor")
 LIB.impl("only_4d", lambda x: x.clone(), "CPU")
 LIB.impl("only_4d", lambda x: _only_4d(x), "Meta")
+# A schema with no kernel here (a library's CUDA-only op on a CPU machine).
+LIB.define("schema_only(Tensor x) -> (Tensor, Tensor)")
+torch.library.register_fake("lint_user::schema_only", lambda x: x.new_empty(x.shape), lib=LIB)
 LIB.define("two_bugs(Tensor x) -> Tensor")
 LIB.impl("two_bugs", lambda x: x.clone(), "CPU")
 # Wrong in two ways: None for 2-D inputs, a transposed shape for others.
@@ -327,3 +330,12 @@ def test_the_lint_is_quiet_about_the_inputs_it_discards(capfd):
     assert len(found.discarded) == 3  # ranks 2, 3 and 1 refused, 4 taken
     cli.main(["lint_user", "--verbose", "--exclude-file=/dev/null"])
     assert "tried and discarded: x=[4, 6]: RuntimeError: only 4-D inputs" in capfd.readouterr().out
+
+
+def test_without_a_kernel_the_fake_or_the_schema_is_blamed():
+    [op] = [o for o in namespace_ops("lint_user") if o._schema.name == "lint_user::schema_only"]
+    [problem] = lint_op(op).errors
+    assert problem.verdict == "fake-returns" and "as the kernel does" not in problem.message
+    assert "no kernel is registered here, so the fake or the schema is wrong" in problem.message
+    [op] = [o for o in namespace_ops("lint_user") if o._schema.name == "lint_user::pair"]
+    assert "as the kernel does" in lint_op(op).errors[0].message
