@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import sys
 import types
 from collections.abc import Callable
 from typing import Any
@@ -36,6 +37,41 @@ def fake_function(op: torch._ops.OpOverload) -> Callable | None:
             with contextlib.suppress(ValueError):  # a cell not yet filled
                 queue.append(cell.cell_contents)
     return None
+
+
+def registering_modules(name: str) -> list[str]:
+    """The loaded modules that register the fake or Python kernel of op
+    ``name`` (``ns::op``): torch.library keeps the module a fake was
+    registered from (not a script run as ``__main__``, which no other process
+    can import)."""
+    kernel = torch._library.simple_registry.singleton.find(name).fake_impl.kernel
+    functions = [None if kernel is None else kernel.func]
+    definition = torch._library.custom_ops.OPDEFS.get(name)
+    if definition is not None:
+        functions.append(getattr(definition, "_init_fn", None))
+    found: list[str] = []
+    for function in functions:
+        found += _modules_of(function)
+    return list(dict.fromkeys(found))
+
+
+def _modules_of(function: Any, depth: int = 3) -> list[str]:
+    """Modules named by a function, the functions it wraps, and module names
+    held in its closure."""
+    if not callable(function) or depth == 0:
+        return []
+    names = [getattr(function, "__module__", None)]
+    inner = [getattr(function, "__wrapped__", None)]
+    for cell in getattr(function, "__closure__", None) or ():
+        with contextlib.suppress(ValueError):  # a cell not yet filled
+            value = cell.cell_contents
+            (names if isinstance(value, str) else inner).append(value)
+    found = [
+        n for n in names if n in sys.modules and n != "__main__" and n.partition(".")[0] != "torch"
+    ]
+    for candidate in inner:
+        found += _modules_of(candidate, depth - 1)
+    return found
 
 
 def signature_problem(op: torch._ops.OpOverload) -> str | None:

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from oracles.modes.cache import filled
+from oracles.core.schema import registering_modules
 from oracles.recording.calls import (
     RecordedBuffer,
     RecordedCall,
@@ -137,7 +136,7 @@ class Recorder(TorchDispatchMode):
             )
             for name, counter in self.calls.items()
         }
-        found = [m for op in self.ops.values() for m in registering_modules(op)]
+        found = [m for op in self.ops.values() for m in registering_modules(op._schema.name)]
         return Recording(
             ops,
             tuple(dict.fromkeys([*imports, *found])),
@@ -169,41 +168,6 @@ def _thawed(value: Any) -> Any:
 def _qualified(op: torch._ops.OpOverload) -> str:
     overload = op._schema.overload_name
     return op._schema.name + (f".{overload}" if overload else "")
-
-
-def registering_modules(op: torch._ops.OpOverload) -> list[str]:
-    """The importable modules that register ``op``'s fake or Python kernel
-    (torch.library keeps the module a fake was registered from), not a
-    script run as ``__main__``."""
-    entry = torch._library.simple_registry.singleton.find(op._schema.name)
-    functions = [entry.fake_impl.kernel.func if entry.fake_impl.kernel else None]
-    definition = torch._library.custom_ops.OPDEFS.get(op._schema.name)
-    if definition is not None:
-        functions.append(getattr(definition, "_init_fn", None))
-    found: list[str] = []
-    for function in functions:
-        found += _modules_of(function)
-    return list(dict.fromkeys(found))
-
-
-def _modules_of(function: Any, depth: int = 3) -> list[str]:
-    """Modules named by a function, the functions it wraps, and module names
-    held in its closure."""
-    if not callable(function) or depth == 0:
-        return []
-    names = [getattr(function, "__module__", None)]
-    inner = [getattr(function, "__wrapped__", None)]
-    for cell in getattr(function, "__closure__", None) or ():
-        if not filled(cell):
-            continue
-        value = cell.cell_contents
-        (names if isinstance(value, str) else inner).append(value)
-    found = [
-        n for n in names if n in sys.modules and n != "__main__" and n.partition(".")[0] != "torch"
-    ]
-    for candidate in inner:
-        found += _modules_of(candidate, depth - 1)
-    return found
 
 
 @contextlib.contextmanager

@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from oracles.core.schema import registering_modules
 from oracles.core.spec import Spec
 from oracles.repro.inliner import Inliner
 from oracles.repro.source import is_user_code, unwrap_user_function
@@ -55,6 +56,12 @@ def _defining_module(qualname: str) -> types.ModuleType | None:
         module = sys.modules.get(getattr(opdef._init_fn, "__module__", ""))
         if module is not None and is_user_code(module):
             return module
+    # Where torch.library says the fake was registered from, before a search
+    # of the sources (which finds a spec module naming the op, and a spec
+    # module imports the suite).
+    module = _registering_module(qualname)
+    if module is not None:
+        return module
     name = qualname.partition("::")[2]
     patterns = (
         rf"""(define|custom_op)\(\s*["']{re.escape(qualname)}\b""",
@@ -182,6 +189,12 @@ def _fake_of(spec: Spec) -> tuple[Any, str]:
     return kernel, f"the fake registered for it ({getattr(kernel, 'source', '?')})"
 
 
+def _registering_module(qualname: str) -> types.ModuleType | None:
+    """The user's module that registered the op's fake (torch.library keeps it)."""
+    modules = [sys.modules[m] for m in registering_modules(qualname)]
+    return next((m for m in modules if is_user_code(m) and getattr(m, "__file__", None)), None)
+
+
 def fake_registration(
     spec: Spec, inliner: Inliner, defining_module: types.ModuleType | None
 ) -> list[str]:
@@ -208,6 +221,19 @@ def fake_registration(
             f"the fake's source: {fake!r} is not a Python function of the user's"
         )
         return []
+    if spec.fake is None and "<locals>" in function.__qualname__:
+        # A fake made inside a function (in a loop over a registry's ops) has
+        # no source of its own to copy: the module that registered it does it again.
+        module = _registering_module(overload._schema.name)
+        if module is not None:
+            return [
+                comment(
+                    f"The op's fake, {function.__qualname__}, is made inside a function: "
+                    f"importing {module.__name__} ({module.__file__}), which registered it, "
+                    "registers it again."
+                ),
+                *_import_module_lines(module),
+            ]
     hint = function.__name__
     if hint in ("_", "<lambda>"):
         hint = f"{overload._schema.name.partition('::')[2]}_fake"

@@ -3,6 +3,9 @@ every check, and what cannot work is refused or explained."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -21,6 +24,9 @@ from oracles.core.domain import Domain, edge_cases
 from oracles.core.reference import Expectation, exact
 from oracles.core.spec import Spec, SpecError
 from oracles.modes.cache import compiled_programs
+from oracles.repro.inliner import Inliner
+from oracles.repro.loading import fake_registration
+from oracles.repro.script import write_repro
 from oracles.runner.loading import load_specs
 from oracles.runner.property import run_property
 from oracles.strategies.layouts import strided_layouts
@@ -282,3 +288,33 @@ def test_the_domain_edge_report_says_refuses_right_or_silently_wrong():
         finding.message
     )
     assert check_domain_edges(Spec("none", contiguous_only, st.nothing(), None), seed) == []
+
+
+def test_a_script_of_a_closure_fake_imports_the_module_that_registered_it(tmp_path):
+    """A registry's fakes made in a loop have no source of their own: the
+    script imports the module that registered them, and runs from anywhere."""
+    folder = Path(__file__).resolve().parents[1] / "user_specs"
+    [spec] = load_specs(str(folder / "closure_specs.py"))
+    with spec.installed():
+        script = write_repro(spec, "fake", [spec.examples[0]], 0, False, tmp_path / "fake.py")
+    text = script.read_text()
+    assert "could not recover" not in text
+    assert 'import_module("closure_ops")' in text
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path,
+        env=environment, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr[-2000:]
+    assert "OK" in run.stdout
+
+
+def test_a_closure_fake_of_a_library_op_is_registered_by_importing_its_module():
+    """With no Python module defining the op (a C++ library's), the fake made
+    in a loop is registered again by importing the module that made it."""
+    [spec] = load_specs(str(Path(__file__).resolve().parents[1] / "user_specs/closure_specs.py"))
+    inliner = Inliner(set())
+    lines = fake_registration(spec, inliner, None)
+    assert not inliner.problems
+    assert "made inside a function" in " ".join(lines)
+    assert lines[-1] == 'importlib.import_module("closure_ops")'
