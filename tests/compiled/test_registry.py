@@ -260,6 +260,7 @@ def test_the_gate_lints_the_namespaces_of_its_specs(tmp_path):
             "suites/test_registry.py",
             "--specs=suites/zoo.py",
             f"--repro-dir={tmp_path}",
+            f"--report-json={tmp_path / 'report.json'}",
             "-p",
             "no:randomly",
         ],
@@ -271,6 +272,11 @@ def test_the_gate_lints_the_namespaces_of_its_specs(tmp_path):
     assert "test_registry[conformance_zoo]" in done.stdout
     assert "conformance_zoo::add_rms_norm_returns_none: [fake-returns]" in done.stdout
     assert "rerun: python -m suites.lint conformance_zoo --specs=suites/zoo.py" in done.stdout
+    # The JSON report holds the blocking problems, not only the notes.
+    [result] = json.loads((tmp_path / "report.json").read_text())["results"]
+    found = {(f["verdict"], f["blocking"], f["case"]) for f in result["findings"]}
+    assert ("fake-returns", True, "conformance_zoo::add_rms_norm_returns_none") in found
+    assert ("implicit-fallback", False) in {(v, b) for v, b, _ in found}
 
 
 def test_zoo_specs_come_from_every_family():
