@@ -45,9 +45,10 @@ from hypothesis.control import currently_in_test_context
 from oracles.checks import CHECKS, Check
 from oracles.core.case import Case, CaseError
 from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
+from oracles.core.schema import functionalization_problem
 from oracles.core.signature import BatchSignature, batch_signature
 from oracles.core.spec import Spec, SpecError, Unavailable
-from oracles.core.verdicts import NOT_JUDGEABLE
+from oracles.core.verdicts import COMPILED, NOT_JUDGEABLE
 from oracles.modes.cache import spent
 from oracles.modes.compiled import INDUCTOR, Compiled
 from oracles.modes.interpreter import launches
@@ -57,6 +58,7 @@ from oracles.runner.budgets import SHRINK_SECONDS, check_settings, shrink_budget
 from oracles.runner.draws import same_draws
 from oracles.runner.replay import Replay, ReproOptions, shown
 from oracles.strategies.batches import derived_batches
+from oracles.strategies.sampling import sample
 from oracles.triage.engine import one_batch
 from oracles.triage.interpreter import not_judgeable
 
@@ -228,9 +230,12 @@ def run_property(
             return []
 
         failures: list[ConformanceFailure] = []
+        unfit = _uncompilable(spec, the_check, the_mode, replay)
+        if unfit is not None:
+            failures.append(unfit)
         # Hypothesis looks for other bugs only briefly after the first: each
         # further search passes the kinds already found, to find the others.
-        for search in range(1 if replay is not None else SEARCHES):
+        for search in range(0 if unfit else 1 if replay is not None else SEARCHES):
             new = searched(search, shrink_seconds if search == 0 else shrink_seconds / 4)
             failures += new
             found.update(failure.kind for failure in new)
@@ -247,7 +252,8 @@ def run_property(
                 )
         if failures:
             for failure in failures:
-                if the_check.finish is not None:
+                # The schema's failure says all there is: no stage, no program to cut.
+                if the_check.finish is not None and failure is not unfit:
                     failure.findings = the_check.finish(spec, the_mode, failure)
             for number, failure in enumerate(failures, 1):
                 if repro is not None:
@@ -257,6 +263,35 @@ def run_property(
                     if finding.blocking and on_finding is not None:
                         on_finding(finding, failure.case)
             raise CheckFailure(failures) from None
+
+
+def _uncompilable(
+    spec: Spec, check: Check, mode: Mode, replay: Replay | None
+) -> ConformanceFailure | None:
+    """One failure, on one Case and not shrunk, where torch.compile cannot
+    functionalize the op's schema: every Case fails alike, for one fact about
+    the schema, which the search would report at every rank after minutes."""
+    overload = spec.overload
+    if not isinstance(mode, Compiled) or COMPILED not in check.verdicts or overload is None:
+        return None
+    problem = functionalization_problem(overload)
+    if problem is None:
+        return None
+    if replay is not None:
+        cases, index = replay.cases, replay.index
+    elif check.cases is not None:  # Cases the check draws itself (with a program)
+        cases, index = tuple(sample(check.cases(spec), 1)), 0
+    else:
+        cases, index = spec.examples or tuple(sample(spec.cases, 1)), 0
+    finding = Finding(
+        COMPILED,
+        f"torch.compile cannot compile {spec.label} on any Case, for its schema "
+        f"`{overload._schema}`: {problem} (the registry lint's [uncompilable]; one Case "
+        "shown, not shrunk: every Case fails alike)",
+    )
+    return _failure_class(f"uncompilable {spec.label}")(
+        check.title(mode), spec.label, cases[index].describe(), [finding], cases, index, False
+    )
 
 
 @contextlib.contextmanager

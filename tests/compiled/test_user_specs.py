@@ -21,6 +21,7 @@ from oracles.checks.compiled import check_compiled
 from oracles.checks.domain_edges import check_domain_edges
 from oracles.core.case import DEFAULT, Buffer, Case, CaseError, View
 from oracles.core.domain import Domain, edge_cases
+from oracles.core.findings import CheckFailure
 from oracles.core.reference import Expectation, exact
 from oracles.core.spec import Spec, SpecError
 from oracles.modes.cache import compiled_programs
@@ -318,3 +319,38 @@ def test_a_closure_fake_of_a_library_op_is_registered_by_importing_its_module():
     assert not inliner.problems
     assert "made inside a function" in " ".join(lines)
     assert lines[-1] == 'importlib.import_module("closure_ops")'
+
+
+# A correct in-place op whose schema returns the arguments it writes, as a
+# user wrote it: torch.compile cannot functionalize that schema.
+RETURNS_WRITES = torch.library.Library("user_returns", "DEF")
+RETURNS_WRITES.define("add_(Tensor(a!) x, Tensor(b!) y) -> (Tensor(a!), Tensor(b!))")
+
+
+def _add_(x, y):
+    y.add_(x)
+    x.copy_(y)
+    return x, y
+
+
+RETURNS_WRITES.impl("add_", _add_, "CPU")
+torch.library.register_fake("user_returns::add_", lambda x, y: (x, y), lib=RETURNS_WRITES)
+
+
+@pytest.mark.parametrize("check", ["compiled", "programs"])
+def test_a_schema_torch_compile_refuses_fails_once_unshrunk(check):
+    cases = st.sampled_from([(3,), (2, 5), (2, 3, 4)]).map(
+        lambda shape: Case(
+            {"a": Buffer(shape, torch.float32), "b": Buffer(shape, torch.float32)},
+            {"x": View("a"), "y": View("b")},
+        )
+    )
+    spec = Spec("returns_writes", "user_returns::add_", cases, None)
+    with pytest.raises(CheckFailure) as info:
+        run_property(spec, check, settings.get_profile("ci"))
+    [failure] = info.value.failures
+    [finding] = [f for f in failure.findings if f.blocking]
+    assert finding.verdict == "compiled"
+    assert "cannot compile user_returns.add_.default on any Case" in finding.message
+    assert "return () and let callers read the arguments it writes" in finding.message
+    assert "not shrunk" in finding.message
