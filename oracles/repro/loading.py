@@ -88,9 +88,27 @@ def _defining_module(qualname: str) -> types.ModuleType | None:
     return None
 
 
+# The suite's checkout, for a user's module that imports the suite.
+CHECKOUT = Path(__file__).resolve().parents[2]
+_IMPORTS_SUITE = re.compile(r"^\s*(from|import)\s+(oracles|families|kernels)\b", re.M)
+
+
 def _import_module_lines(module: types.ModuleType) -> list[str]:
     assert module.__file__ is not None, f"{module.__name__} has no file"
     file = Path(module.__file__).resolve()
+    lines = _module_lines(module, file)
+    try:
+        suite = bool(_IMPORTS_SUITE.search(file.read_text()))
+    except OSError:
+        suite = False
+    if suite and not any(literal(str(CHECKOUT)) in line for line in lines):
+        lines.insert(
+            0, f"sys.path.append({literal(str(CHECKOUT))})  # {file.name} imports the suite"
+        )
+    return lines
+
+
+def _module_lines(module: types.ModuleType, file: Path) -> list[str]:
     parts = module.__name__.split(".")
     package = file.name == "__init__.py"
     expected = Path(*parts, "__init__.py") if package else Path(*parts[:-1], f"{parts[-1]}.py")

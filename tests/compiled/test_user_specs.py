@@ -26,7 +26,7 @@ from oracles.core.reference import Expectation, exact
 from oracles.core.spec import Spec, SpecError
 from oracles.modes.cache import compiled_programs
 from oracles.repro.inliner import Inliner
-from oracles.repro.loading import fake_registration
+from oracles.repro.loading import _import_module_lines, fake_registration
 from oracles.repro.script import write_repro
 from oracles.runner.loading import load_specs
 from oracles.runner.property import run_property
@@ -354,3 +354,11 @@ def test_a_schema_torch_compile_refuses_fails_once_unshrunk(check):
     assert "cannot compile user_returns.add_.default on any Case" in finding.message
     assert "return () and let callers read the arguments it writes" in finding.message
     assert "not shrunk" in finding.message
+
+
+def test_a_script_importing_a_module_of_the_users_that_imports_the_suite_finds_it():
+    load_specs(str(Path(__file__).resolve().parents[1] / "user_specs" / "closure_specs.py"))
+    lines = _import_module_lines(sys.modules["closure_specs"])
+    checkout = str(Path(__file__).resolve().parents[2])
+    assert lines[0].startswith(f"sys.path.append({checkout!r}".replace("'", '"'))
+    assert not any("append" in line for line in _import_module_lines(sys.modules["closure_ops"]))
