@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import json
 import sys
 from collections.abc import Sequence
@@ -27,7 +26,7 @@ from pathlib import Path
 from oracles.core.spec import Spec, SpecError, Unavailable
 from oracles.core.verdicts import IMPLICIT_FALLBACK as IMPLICIT
 from oracles.lint.lint import OpLint, lint
-from oracles.runner.loading import load_specs
+from oracles.runner.loading import import_registering, load_specs
 from suites.catalog import builtin_specs, specs_of
 
 
@@ -134,7 +133,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("namespaces", nargs="+", metavar="NAMESPACE")
     parser.add_argument("--specs", action="append", default=[], metavar="PATH_OR_MODULE")
     parser.add_argument("--specs-from", action="append", default=[], metavar="RECORDING")
-    parser.add_argument("--import", dest="modules", action="append", default=[], metavar="MODULE")
+    parser.add_argument(
+        "--import",
+        dest="modules",
+        action="append",
+        default=[],
+        metavar="MODULE[:FUNCTION]",
+        help="import a module that registers ops (and call FUNCTION of it, for a library "
+        "that registers its ops when a function is called)",
+    )
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the findings here")
     parser.add_argument(
         "--exclude",
@@ -164,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     for module in options.modules:
-        importlib.import_module(module)
+        import_registering(module)
     try:
         specs, notes = prepared_specs(options.specs, options.specs_from, options.namespaces)
     except SpecError as error:

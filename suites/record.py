@@ -94,9 +94,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         dest="modules",
         action="append",
         default=[],
-        metavar="MODULE",
+        metavar="MODULE[:FUNCTION]",
         help="a module that registers the ops' fakes or kernels, for the checks to import "
-        "(found by itself where a fake is registered in an importable module)",
+        "(and FUNCTION of it to call, where a function registers them); found by itself "
+        "where a fake is registered on import of an importable module",
     )
     options = parser.parse_args(argv)
     namespaces = [n for n in options.namespaces.split(",") if n]

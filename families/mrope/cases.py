@@ -39,7 +39,9 @@ MODEL_SECTIONS = {
     39: ((13, 13, 13),),  # head 80, rotary 78
     5: ((3, 1, 1),),  # the upstream unit test
 }
-X_LAYOUTS = ("cache_slice", "contiguous", "strided")
+# cache_slice: the cos half of a [3, T, 2 * half] cache, at offset 0;
+# cache_slice_sin: its sin half, at offset ``half``.
+X_LAYOUTS = ("cache_slice", "cache_slice_sin", "contiguous", "strided")
 MAX_TOKENS = 48
 
 
@@ -67,10 +69,13 @@ class SelectionModel:
     interleaved: bool | None  # None: the op takes no such argument
     layout: str
     plan: LayoutPlan | None  # strided layout only
+    names: tuple[str, str] = ("x", "mrope_section")  # the op's names for x and the sections
 
 
 @st.composite
-def selection_models(draw: st.DrawFn, with_interleaved: bool) -> SelectionModel:
+def selection_models(
+    draw: st.DrawFn, with_interleaved: bool, names: tuple[str, str] = ("x", "mrope_section")
+) -> SelectionModel:
     half = draw(st.sampled_from((*MODEL_SECTIONS, *range(3, 12))))
     layout = draw(st.sampled_from(X_LAYOUTS))
     plan = None
@@ -83,20 +88,23 @@ def selection_models(draw: st.DrawFn, with_interleaved: bool) -> SelectionModel:
         interleaved=draw(st.booleans()) if with_interleaved else None,
         layout=layout,
         plan=plan,
+        names=names,
     )
 
 
 def selection_case(m: SelectionModel, tokens: int, seed: int = 0, label: str = "") -> Case:
     shape = (3, tokens, m.half)
-    if m.layout == "cache_slice":
+    if m.layout in ("cache_slice", "cache_slice_sin"):
         buffers = {"cache": Buffer((3, tokens, 2 * m.half), m.dtype)}
-        x = View("cache", (("narrow", -1, 0, m.half),))
+        start = 0 if m.layout == "cache_slice" else m.half
+        x = View("cache", (("narrow", -1, start, m.half),))
     elif m.layout == "contiguous":
         buffers, x = {"cache": Buffer(shape, m.dtype)}, View("cache")
     else:
         layout = m.plan.of(shape)
         buffers, x = {"cache": Buffer(layout.buffer_shape, m.dtype)}, View("cache", layout.ops)
-    args = {"x": x, "mrope_section": list(m.mrope_section)}
+    x_name, section_name = m.names
+    args = {x_name: x, section_name: list(m.mrope_section)}
     if m.interleaved is not None:
         args["interleaved"] = m.interleaved
     label = label or f"{m.layout} x, sections {m.mrope_section}"
@@ -109,13 +117,18 @@ def selection_cases_of(draw: st.DrawFn, m: SelectionModel) -> Case:
     return selection_case(m, tokens, draw(st.integers(0, 2**32 - 1)))
 
 
-def selection_cases(with_interleaved: bool = False) -> st.SearchStrategy[Case]:
-    """Cases for ``op(x, mrope_section)`` (and ``interleaved``, if the op takes it)."""
-    return selection_models(with_interleaved).flatmap(selection_cases_of)
+def selection_cases(
+    with_interleaved: bool = False, names: tuple[str, str] = ("x", "mrope_section")
+) -> st.SearchStrategy[Case]:
+    """Cases for ``op(x, mrope_section)`` (and ``interleaved``, if the op takes
+    it); ``names``: the op's own names for ``x`` and ``mrope_section``."""
+    return selection_models(with_interleaved, names).flatmap(selection_cases_of)
 
 
-def selection_batches(size: int, with_interleaved: bool = False) -> st.SearchStrategy[list[Case]]:
-    return selection_models(with_interleaved).flatmap(
+def selection_batches(
+    size: int, with_interleaved: bool = False, names: tuple[str, str] = ("x", "mrope_section")
+) -> st.SearchStrategy[list[Case]]:
+    return selection_models(with_interleaved, names).flatmap(
         lambda m: st.lists(selection_cases_of(m), min_size=size, max_size=size)
     )
 

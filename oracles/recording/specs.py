@@ -10,7 +10,6 @@ the recorded Cases, and the spec-less one of the same op steps aside.
 from __future__ import annotations
 
 import functools
-import importlib
 import os
 import sys
 from collections.abc import Iterable
@@ -22,6 +21,7 @@ import torch
 from oracles.core.spec import Spec, SpecError
 from oracles.recording.calls import Recording, RecordingError
 from oracles.recording.cases import case_of, recorded_cases, tensors_of
+from oracles.runner.loading import import_registering
 
 # Explicit examples per op: the most frequent recorded call of each structure.
 MAX_EXAMPLES = 3
@@ -47,7 +47,7 @@ def _preparer(recording: Recording) -> Any:
             sys.path.insert(0, os.getcwd())
         for module in recording.imports:
             try:
-                importlib.import_module(module)
+                import_registering(module)
             except Exception as error:
                 raise SpecError(
                     f"the recording names module {module!r} as registering its ops, and "

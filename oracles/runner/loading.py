@@ -89,6 +89,15 @@ def _import_file(path: Path) -> Any:
     return module
 
 
+def import_registering(target: str) -> None:
+    """Import ``MODULE``, or import ``MODULE:FUNCTION`` and call the function:
+    a library that registers its ops when a function is called, not on import."""
+    module, _, function = target.partition(":")
+    imported = importlib.import_module(module)
+    if function:
+        getattr(imported, function)()
+
+
 def load_specs(target: str) -> list[Spec]:
     """The specs of a spec module given as a file path or a module name."""
     path = Path(target)

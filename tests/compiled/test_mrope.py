@@ -65,6 +65,19 @@ def test_selection_cases_pass_three_rows_of_half_the_rotary_width(case):
     assert sum(args["mrope_section"]) == args["x"].shape[2]
 
 
+def test_the_cache_slice_is_either_half_and_the_argument_names_are_the_ops():
+    for start in (0, 5):
+        find(
+            mrope_cases.selection_cases(),
+            lambda c, s=start: (
+                bound(c)["x"].storage_offset() == s and c.buffers["cache"].shape[2] == 10
+            ),
+            settings=FIND,
+        )
+    case = find(mrope_cases.selection_cases(names=("positions_x", "sections")), lambda c: True)
+    assert set(case.args) == {"positions_x", "sections"}
+
+
 def test_every_real_models_sections_are_drawn():
     for known in mrope_cases.MODEL_SECTIONS.values():
         for section in known:

@@ -345,3 +345,11 @@ def test_without_a_kernel_the_fake_or_the_schema_is_blamed():
     assert "no kernel is registered here, so the fake or the schema is wrong" in problem.message
     [op] = [o for o in namespace_ops("lint_user") if o._schema.name == "lint_user::pair"]
     assert "as the kernel does" in lint_op(op).errors[0].message
+
+
+def test_import_can_call_the_function_that_registers_a_librarys_ops(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(CHECKOUT / "tests" / "user_specs"))
+    assert cli.main(["called_user", "--import", "called_ops"]) == 0
+    assert "no op is registered in 'called_user'" in capsys.readouterr().out
+    assert cli.main(["called_user", "--import", "called_ops:register"]) == 0
+    assert "called_user::twice: a Python fake" in capsys.readouterr().out
