@@ -20,6 +20,7 @@ from hypothesis import settings
 from oracles.checks import CHECKS, Check
 from oracles.core.findings import CheckFailure, ConformanceFailure
 from oracles.core.spec import Spec, Unavailable
+from oracles.runner.loading import load_specs
 from oracles.runner.property import Tally, run_property
 from oracles.runner.replay import Replay, ReproOptions
 from reports.crashes import running_file
@@ -47,7 +48,7 @@ def _run(
     fault = fault_modes().get(mode)
     rerun = " ".join(
         ["pytest", shlex.quote(request.node.nodeid)]
-        + [shlex.quote(f"--specs={target}") for target in config.getoption("--specs")]
+        + [shlex.quote(f"--specs={target}") for target in _defining(spec, config)]
         + [shlex.quote(f"--specs-from={t}") for t in config.getoption("--specs-from")]
         + ([f"--modes={mode}"] if fault is not None else [])
         + (["--skip-examples"] if config.getoption("--skip-examples") else [])
@@ -87,6 +88,12 @@ def _run(
         request.node.user_properties += [("failure", reproduction(f)) for f in failure.failures]
         # The report says all there is: the suite's own stack would bury it.
         pytest.fail(failure.report(), pytrace=False)
+
+
+def _defining(spec: Spec, config: pytest.Config) -> list[str]:
+    """The ``--specs`` targets that define ``spec``: a rerun needs only those."""
+    targets = config.getoption("--specs")
+    return [t for t in targets if spec.name in {s.name for s in load_specs(t)}] or targets
 
 
 def reproduction(failure: ConformanceFailure) -> dict:

@@ -160,3 +160,30 @@ def test_k_selects_a_mode_and_profiles_choose_modes():
     assert "test_compiled[rope-triton-rotary_embedding_triton-inductor_no_size_asserts]" in forced
     wrong = _pytest("--modes=inductor_tritn")
     assert "--modes: no Mode inductor_tritn; the compiled Modes are inductor, " in wrong.stderr
+
+
+def test_a_rerun_names_only_the_spec_file_that_defines_the_spec(tmp_path):
+    common = """
+        import torch
+        from hypothesis import strategies as st
+        from oracles.case import Buffer, Case, View
+        from oracles.reference import Expectation, exact
+        from oracles.spec import Spec
+        CASES = st.just(Case({"x": Buffer((3,), torch.float32)}, {"x": View("x")}))
+        """
+    wrong = tmp_path / "wrong_specs.py"
+    wrong.write_text(textwrap.dedent(common + """
+        SPECS = [Spec("negated", torch.neg, CASES, lambda x: Expectation((exact(x),)))]
+        """))  # fmt: skip
+    right = tmp_path / "right_specs.py"
+    right.write_text(textwrap.dedent(common + """
+        SPECS = [Spec("copied", torch.clone, CASES, lambda x: Expectation((exact(x),)))]
+        """))  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-k", "test_reference", "-p", "no:cacheprovider",
+         f"--specs={wrong}", f"--specs={right}", f"--repro-dir={tmp_path}"],
+        cwd=CHECKOUT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout[-2000:]
+    [rerun] = [line for line in done.stdout.splitlines() if "rerun this Case" in line]
+    assert f"--specs={wrong}" in rerun and "right_specs" not in rerun
