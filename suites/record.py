@@ -4,8 +4,8 @@
     python -m suites.record NAMESPACE --out calls.json -- python -m my_package.serve [args]
     python -m suites.record NAMESPACE --out calls.json -- pytest tests/ [args]
 
-The command runs in this process (run pytest without ``-n``: calls made in
-other processes are not seen), eagerly: under ``torch.compile`` the ops run
+The command runs in this process (pytest with ``-n 0``: calls made in other
+processes are not seen), eagerly: under ``torch.compile`` the ops run
 on fake tensors, which are not recorded. Then ``pytest --specs-from=calls.json``
 checks every recorded op. The recording holds no tensor data.
 """
@@ -13,6 +13,7 @@ checks every recorded op. The recording holds no tensor data.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import runpy
 import sys
@@ -42,7 +43,10 @@ def run_command(command: Sequence[str]) -> int:
         else:
             raise CommandError(f"cannot record `{' '.join(command)}`: give a script or -m MODULE")
     elif name in ("pytest", "py.test"):
-        target, argv, run = "pytest", ["pytest", *rest], "module"
+        # Workers are other processes, whose calls the recorder cannot see:
+        # -n 0 last overrides any -n of the command or its configuration.
+        workers = ["-n", "0"] if importlib.util.find_spec("xdist") is not None else []
+        target, argv, run = "pytest", ["pytest", *rest, *workers], "module"
     else:
         raise CommandError(
             f"cannot record `{program}`: the recorder runs Python in its own process; "

@@ -112,3 +112,16 @@ def test_the_spec_less_run_passes_the_correct_ops(spec_less):
         name = op.replace("::", ".")
         for test in (f"test_fake[recorded-{name}]", f"test_compiled[recorded-{name}-inductor]"):
             assert spec_less[test] == set(), test
+
+
+def test_a_pytest_run_of_the_teams_own_tests_is_recorded(tmp_path):
+    out = tmp_path / "calls.json"
+    done = _run(
+        "-m", "suites.record", "conformance,conformance_zoo", f"--out={out}", "--",
+        "pytest", "-q", "-p", "no:cacheprovider", "tests/recorded/uses_ops.py",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "1 passed" in done.stdout
+    recording = Recording.load(out)
+    assert sorted(recording.ops) == sorted([ROPE, ADD_NORM, *CORRECT])
+    assert recording.ops[ROPE].count == 4

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import subprocess
 import sys
@@ -353,3 +354,17 @@ def test_import_can_call_the_function_that_registers_a_librarys_ops(monkeypatch,
     assert "no op is registered in 'called_user'" in capsys.readouterr().out
     assert cli.main(["called_user", "--import", "called_ops:register"]) == 0
     assert "called_user::twice: a Python fake" in capsys.readouterr().out
+
+
+def test_import_finds_a_module_in_the_current_directory():
+    """As `python -m` finds modules: run from the library's folder, with the
+    suite's checkout on PYTHONPATH."""
+    done = subprocess.run(
+        [sys.executable, "-m", "suites.lint", "called_user", "--import", "called_ops:register"],
+        cwd=CHECKOUT / "tests" / "user_specs",
+        env={**os.environ, "PYTHONPATH": str(CHECKOUT)},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "called_user::twice: a Python fake" in done.stdout
