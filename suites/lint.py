@@ -26,7 +26,7 @@ from pathlib import Path
 from oracles.core.spec import Spec, SpecError, Unavailable
 from oracles.core.verdicts import IMPLICIT_FALLBACK as IMPLICIT
 from oracles.lint.lint import OpLint, lint
-from oracles.runner.loading import import_registering, load_specs
+from oracles.runner.loading import IMPORT_OPTION, import_registering, load_specs
 from suites.catalog import builtin_specs, specs_of
 
 
@@ -135,10 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--specs-from", action="append", default=[], metavar="RECORDING")
     parser.add_argument(
         "--import",
-        dest="modules",
-        action="append",
-        default=[],
-        metavar="MODULE[:FUNCTION]",
+        **IMPORT_OPTION,
         help="import a module that registers ops (and call FUNCTION of it, for a library "
         "that registers its ops when a function is called)",
     )

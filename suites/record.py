@@ -22,6 +22,7 @@ from pathlib import Path
 
 from oracles.recording.calls import Recording
 from oracles.recording.recorder import recording
+from oracles.runner.loading import IMPORT_OPTION
 
 
 class CommandError(ValueError):
@@ -95,10 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="the recording to write (JSON)")
     parser.add_argument(
         "--import",
-        dest="modules",
-        action="append",
-        default=[],
-        metavar="MODULE[:FUNCTION]",
+        **IMPORT_OPTION,
         help="a module that registers the ops' fakes or kernels, for the checks to import "
         "(and FUNCTION of it to call, where a function registers them); found by itself "
         "where a fake is registered on import of an importable module",

@@ -89,6 +89,16 @@ def _import_file(path: Path) -> Any:
     return module
 
 
+# The --import option of the command-line tools: modules (or functions of
+# them) that register a library's ops.
+IMPORT_OPTION: dict[str, Any] = {
+    "dest": "modules",
+    "action": "append",
+    "default": [],
+    "metavar": "MODULE[:FUNCTION]",
+}
+
+
 def import_registering(target: str) -> None:
     """Import ``MODULE``, or import ``MODULE:FUNCTION`` and call the function:
     a library that registers its ops when a function is called, not on import."""
