@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from oracles.core.findings import Finding
-from oracles.core.schema import functionalization_problem
 from oracles.core.spec import Spec
 from oracles.core.verdicts import STAGE
 from oracles.modes.compiled import STAGES, Compiled
@@ -22,17 +21,8 @@ def stage_at_fault(
     Where every stage before Inductor agrees, it compiles the Case again
     with each of Inductor's passes or subsystems off in turn
     (``oracles.triage.switches``) and names those under which it agrees.
-    An op whose schema torch.compile cannot functionalize fails in every
-    stage from AOTAutograd on: that is the schema's fault, and said so."""
-    overload = spec.overload
-    problem = None if overload is None else functionalization_problem(overload)
-    if overload is not None and problem is not None:
-        return Finding(
-            STAGE,
-            f"no compiler stage is at fault, the op's schema `{overload._schema}` is: "
-            f"{problem} (the registry lint reports it as [uncompilable])",
-            blocking=False,
-        )
+    (An op whose schema torch.compile cannot functionalize never gets here:
+    the runner reports its schema once, see ``runner.property``.)"""
     for stage in STAGES:
         if stage.stage >= mode.stage:
             break
