@@ -167,26 +167,15 @@ def test_a_rerun_names_only_the_spec_file_that_defines_the_spec(tmp_path):
     common = """
         import torch
         from hypothesis import strategies as st
-        from oracles.case import Buffer, Case, View
-        from oracles.reference import Expectation, exact
         from oracles.spec import Spec
-        CASES = st.just(Case({"x": Buffer((3,), torch.float32)}, {"x": View("x")}))
         """
-    wrong = tmp_path / "wrong_specs.py"
-    wrong.write_text(textwrap.dedent(common + """
-        SPECS = [Spec("negated", torch.neg, CASES, lambda x: Expectation((exact(x),)))]
-        """))  # fmt: skip
-    right = tmp_path / "right_specs.py"
-    right.write_text(textwrap.dedent(common + """
-        SPECS = [Spec("copied", torch.clone, CASES, lambda x: Expectation((exact(x),)))]
-        """))  # fmt: skip
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-k", "test_reference", "-p", "no:cacheprovider",
-         f"--specs={wrong}", f"--specs={right}", f"--repro-dir={tmp_path}"],
-        cwd=CHECKOUT, capture_output=True, text=True,
-    )  # fmt: skip
-    assert done.returncode == 1, done.stdout[-2000:]
-    reruns = [line for line in done.stdout.splitlines() if "rerun this Case" in line]
-    assert reruns, done.stdout[-2000:]
-    for rerun in reruns:
-        assert f"--specs={wrong}" in rerun and "right_specs" not in rerun
+    files = {}
+    for name, op in (("wrong", "torch.neg"), ("right", "torch.clone")):
+        files[name] = tmp_path / f"{name}_specs.py"
+        files[name].write_text(
+            textwrap.dedent(common) + f"SPECS = [Spec({name!r}, {op}, st.nothing(), None)]\n"
+        )
+    targets = [str(files["wrong"]), str(files["right"])]
+    config = SimpleNamespace(getoption={"--specs": targets}.get)
+    [spec] = load_specs(targets[0])
+    assert test_conformance._defining(spec, config) == [targets[0]]
