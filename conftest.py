@@ -120,6 +120,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"{option} must be at least 1, got {value}")
     if _runs_tests(config):
         _use_caches(config)
+        _quiet_torch_trace()
     # A misspelt --modes or a malformed spec file stops the run here.
     if config.getoption("--modes"):
         _modes(config)
@@ -136,6 +137,21 @@ def _use_caches(config: pytest.Config) -> None:
     else:
         folder = Path(__file__).parent / ".cache" / "inductor"
     use_cache_root(folder)
+
+
+def _quiet_torch_trace() -> None:
+    """Keep pytest's log handlers off torch's structured-trace logger.
+
+    pytest attaches its handlers to every logger that does not propagate, and
+    torch's trace logger is one; while that logger has a handler, torch builds
+    every trace record (guard text, Python and C++ stacks), about a tenth of a
+    compile. Propagating, it gets none of them: its records (only where
+    TORCH_TRACE asks for them) reach pytest's handlers at the root, below
+    their level.
+    """
+    import torch._logging._internal
+
+    torch._logging._internal.trace_log.propagate = True
 
 
 def _modes(config: pytest.Config, spec=None, check: str | None = None) -> list[str]:
