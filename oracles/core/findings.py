@@ -41,6 +41,7 @@ class ConformanceFailure(AssertionError):
     # What makes it a distinct bug; Hypothesis tells bugs apart by exception type,
     # so each kind is a subclass that sets it.
     kind: str = ""
+    shapes: frozenset[str] = frozenset()  # its blocking Findings, numbers left out
 
     def __init__(
         self,
@@ -60,6 +61,8 @@ class ConformanceFailure(AssertionError):
         self.rerun: str | None = None
         self.script: Path | None = None
         self.script_problem: str | None = None
+        # Failures whose every Finding this one shows too, on other Cases.
+        self.partial: list[ConformanceFailure] = []
         self.heading = f"{check} check of {op} failed on {case}"
         super().__init__(self.heading)
 
@@ -75,7 +78,18 @@ class ConformanceFailure(AssertionError):
             lines.append(f"  standalone repro (plain torch): python {self.script}")
         elif self.script_problem is not None:
             lines.append(f"  no standalone repro could be written: {self.script_problem}")
+        if self.partial:
+            seen = dict.fromkeys(map(_partially, self.partial))
+            lines.append(f"  also fails, with only some of these Findings, on: {'; '.join(seen)}")
         return "\n".join(lines)
+
+
+def _partially(failure: ConformanceFailure) -> str:
+    """A subsumed failure in a few words: its Case's label and its verdicts."""
+    case = failure.cases[failure.index] if failure.cases else None
+    label = getattr(case, "label", "") or failure.case[:60] + "..." * (len(failure.case) > 60)
+    verdicts = ", ".join(sorted({f.verdict for f in failure.findings if f.blocking}))
+    return f"{label} ({verdicts})"
 
 
 class CheckFailure(AssertionError):

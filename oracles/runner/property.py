@@ -28,7 +28,7 @@ import math
 import re
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from hypothesis import (
@@ -74,9 +74,12 @@ SEARCHES = 3
 
 
 @functools.cache
-def _failure_class(key: str) -> type[ConformanceFailure]:
+def _failure_class(shapes: frozenset[str]) -> type[ConformanceFailure]:
     """One exception type per kind of failure: Hypothesis tells bugs apart by type."""
-    return type(f"ConformanceFailure[{key}]", (ConformanceFailure,), {"kind": key})
+    key = " | ".join(sorted(shapes))
+    return type(
+        f"ConformanceFailure[{key}]", (ConformanceFailure,), {"kind": key, "shapes": shapes}
+    )
 
 
 # Numbers, and runs of them (a shape, strides, a value): what differs between
@@ -85,12 +88,38 @@ _NUMBER = r"-?\d[\d.]*(?:e[+-]?\d+)?"
 _NUMBERS = re.compile(rf"{_NUMBER}(?:,\s*{_NUMBER})*")
 
 
-def _kind(findings: Sequence[Finding]) -> str:
+def _kind(findings: Sequence[Finding]) -> frozenset[str]:
     """What makes two failures distinct bugs: their blocking verdicts and the
     shapes of their messages (numbers left out), not the sizes or ranks of
     the Case they were found on."""
-    shapes = sorted({_NUMBERS.sub("#", str(f)) for f in findings if f.blocking})
-    return " | ".join(shapes)
+    return frozenset(_NUMBERS.sub("#", str(f)) for f in findings if f.blocking)
+
+
+def _subsumed(shapes: frozenset[str], others: Iterable[frozenset[str]]) -> bool:
+    """A failure whose every Finding another failure also shows (by shape) is
+    that bug seen on a Case where less of it shows: an input whose strides
+    already agree, a dimension of size 1 whose stride no one compares. It
+    names nothing new, so it is not reported apart."""
+    return any(shapes <= other for other in others)
+
+
+def _distinct(
+    failures: list[ConformanceFailure], partial: Sequence[ConformanceFailure] = ()
+) -> list[ConformanceFailure]:
+    """The failures no other subsumes, in the order found (one search may find
+    a bug on a Case where less of it shows and on one where more does). Each
+    subsumed one, and each of ``partial`` (subsumed ones a later search met
+    and passed), goes to the ``partial`` of the first failure that subsumes
+    it, which names its Case in a line: it may yet be a second bug that the
+    first hides."""
+    kept: list[ConformanceFailure] = []
+    for failure in [*sorted(failures, key=lambda f: -len(f.shapes)), *partial]:
+        wider = [k for k in kept if _subsumed(failure.shapes, [k.shapes])]
+        if wider:
+            wider[0].partial.append(failure)
+        else:
+            kept.append(failure)
+    return [f for f in failures if any(f is k for k in kept)]
 
 
 @dataclasses.dataclass
@@ -160,7 +189,8 @@ def run_property(
     batched = the_check.batched and batch_size > 1
     with spec.installed(), _tallied(tally), same_draws():
         names = _argument_names(spec)
-        found: set[str] = set()  # kinds of failure already found, which pass now
+        found: set[frozenset[str]] = set()  # kinds of failure already found, which pass now
+        partial: list[ConformanceFailure] = []  # their subsets met since, unshrunk
 
         def prop(cases: list[Case]) -> None:
             batch = batch_signature(cases) if batched and len(cases) > 1 else None
@@ -203,16 +233,20 @@ def run_property(
                             on_finding(finding, description)
                 if any(finding.blocking for finding in findings):
                     kind = _kind(findings)
-                    if kind not in found:
-                        raise _failure_class(kind)(
-                            the_check.title(the_mode),
-                            spec.label,
-                            description,
-                            findings,
-                            cases,
-                            index,
-                            bool(batch),
-                        )
+                    failure = _failure_class(kind)(
+                        the_check.title(the_mode),
+                        spec.label,
+                        description,
+                        findings,
+                        cases,
+                        index,
+                        bool(batch),
+                    )
+                    if not _subsumed(kind, found):
+                        raise failure
+                    # Passed now, but named beside the failure that subsumes it.
+                    if not _subsumed(kind, (f.shapes for f in partial)):
+                        partial.append(failure)
 
         def searched(search: int, shrink: float) -> list[ConformanceFailure]:
             """The failures one search finds (none: it passed)."""
@@ -238,9 +272,10 @@ def run_property(
         for search in range(0 if unfit else 1 if replay is not None else SEARCHES):
             new = searched(search, shrink_seconds if search == 0 else shrink_seconds / 4)
             failures += new
-            found.update(failure.kind for failure in new)
+            found.update(failure.shapes for failure in new)
             if not new:
                 break
+        failures = _distinct(failures, partial)
         # Hypothesis never shrinks an explicit example: it is reported as the
         # spec wrote it (often the very Case an upstream report names), with
         # the way to a shrunk generated Case instead of a second search here.
@@ -289,7 +324,7 @@ def _uncompilable(
         f"`{overload._schema}`: {problem} (the registry lint's [uncompilable]; one Case "
         "shown, not shrunk: every Case fails alike)",
     )
-    return _failure_class(f"uncompilable {spec.label}")(
+    return _failure_class(frozenset({f"uncompilable {spec.label}"}))(
         check.title(mode), spec.label, cases[index].describe(), [finding], cases, index, False
     )
 
