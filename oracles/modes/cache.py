@@ -26,12 +26,18 @@ if TYPE_CHECKING:
 
 
 def fingerprint(op: torch._ops.OpOverload | None) -> str:
-    """A key for everything a cached compiled graph of ``op`` depends on unseen."""
+    """A key for everything a cached compiled graph of ``op`` depends on unseen.
+
+    A program of torch's own ops alone (``op`` None) depends on the torch
+    version only: the op libraries a process happens to have loaded before
+    it (which in a parallel run depends on the tests a worker ran first)
+    would give it another key, and a warm cache would miss.
+    """
     digest = hashlib.sha256(torch.__version__.encode())
-    for library in sorted(torch.ops.loaded_libraries):
-        stat = os.stat(library)
-        digest.update(f"{library}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     if op is not None:
+        for library in sorted(torch.ops.loaded_libraries):
+            stat = os.stat(library)
+            digest.update(f"{library}:{stat.st_size}:{stat.st_mtime_ns}".encode())
         digest.update(op._schema.name.encode())
         fake = torch._library.simple_registry.singleton.find(op._schema.name).fake_impl.kernel
         if fake is not None:

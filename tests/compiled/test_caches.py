@@ -33,3 +33,12 @@ def test_the_key_covers_the_torch_version_and_the_loaded_kernels(monkeypatch):
     monkeypatch.undo()
     monkeypatch.setattr(torch.ops, "loaded_libraries", set())
     assert fingerprint(op) != key
+
+
+def test_a_program_of_torch_ops_alone_is_keyed_by_the_torch_version_alone(monkeypatch):
+    zoo.register()
+    key = fingerprint(None)
+    monkeypatch.setattr(torch.ops, "loaded_libraries", set())
+    assert fingerprint(None) == key
+    monkeypatch.setattr(torch, "__version__", "0.0.0")
+    assert fingerprint(None) != key
