@@ -106,6 +106,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="compile into a fresh Inductor cache, removed at exit, instead of "
         "the persistent one under .cache/inductor",
     )
+    parser.addoption(
+        "--inductor-cache",
+        type=Path,
+        default=Path(__file__).parent / ".cache" / "inductor",
+        metavar="DIR",
+        help="keep Inductor's persistent caches under DIR (default .cache/inductor)",
+    )
 
 
 def _runs_tests(config: pytest.Config) -> bool:
@@ -135,7 +142,7 @@ def _use_caches(config: pytest.Config) -> None:
         folder = Path(tempfile.mkdtemp(prefix="conformance-inductor-"))
         config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
     else:
-        folder = Path(__file__).parent / ".cache" / "inductor"
+        folder = config.getoption("--inductor-cache")
     use_cache_root(folder)
 
 
