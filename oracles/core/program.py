@@ -86,6 +86,10 @@ STEPS: dict[str, StepKind] = {
     "contiguous": StepKind("fresh", "{0}.contiguous()"),
     "op_on": StepKind("op", "call_op(op, **{{**args, {p0}: {0}}})"),  # one argument replaced
     "scale_at_offset_0": StepKind("write", "scale_({0}.as_strided({0}.size(), {0}.stride(), 0))"),
+    # the storage under a view, from offset 0, laid out contiguously in its shape
+    "contiguous_at_offset_0": StepKind(
+        "view", "{0}.as_strided({0}.size(), {0}.new_empty({0}.size()).stride(), 0)"
+    ),
     # the op with the arguments named in p0 rebased to storage offset 0
     "op_at_offset_0": StepKind(
         "op",

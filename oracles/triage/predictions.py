@@ -5,8 +5,9 @@ A prediction rewrites the Case (its arguments, or its drawn program) so that
 running it eagerly computes exactly what the fault does: a write-back at
 storage offset 0, a -0.0 passed as +0.0, a write through ``unfold``
 inverted by ``unfold_backward``, a read of an ``index_copy_`` target laid
-out contiguously. The fault is matched only when the compiled program agrees
-with that eager run bit for bit (values, shapes, strides). A fault that makes
+out contiguously, a returned view rebuilt from offset 0. The fault is
+matched only when the compiled program agrees with that eager run bit for
+bit (values, shapes, strides). A fault that makes
 the compile fail instead predicts its error: the message it raises, with
 the shape and the layout the program's own values give.
 
@@ -210,6 +211,40 @@ def _root(program: Program, value: int) -> int:
     return value
 
 
+def _view_rebuilt(spec: Spec, case: Case) -> list[Prediction]:
+    """Dynamic shapes (``upstream/dynamic_view_output.py``): a returned view
+    of an argument that the program writes is computed into a fresh
+    contiguous tensor, and AOTAutograd rebuilds the view from that tensor's
+    strides and offset, so it comes back as the argument's storage from
+    offset 0, laid out contiguously. Which returned views take that path
+    depends on the writes around them, so each choice of them is a
+    candidate."""
+    program = case.program
+    if program is None or not program.writes:
+        return []
+    producers = program.producers()
+    views = [
+        value
+        for value in dict.fromkeys(program.returns)
+        if value in producers
+        and STEPS[program.steps[producers[value]].kind].role == "view"
+        and _root(program, value) < len(program.inputs)
+    ][:_MOST_REBASED]
+    found = []
+    for chosen in itertools.chain.from_iterable(
+        itertools.combinations(views, n) for n in range(1, len(views) + 1)
+    ):
+        made = program
+        for value in chosen:
+            rebuilt = len(made.inputs) + sum(s.outputs for s in made.steps)
+            made = made.inserted(len(made.steps), Step("contiguous_at_offset_0", (value,), (), 1))
+            made = dataclasses.replace(
+                made, returns=tuple(rebuilt if r == value else r for r in made.returns)
+            )
+        found.append(Prediction(dataclasses.replace(case, program=made)))
+    return found
+
+
 def _copy_aliased(spec: Spec, case: Case) -> list[Prediction]:
     """The mechanism of pytorch/pytorch#198131: a ``copy_`` from a view of
     what the op then writes is replaced by that view itself, so the op reads
@@ -326,6 +361,7 @@ PREDICTORS: dict[str, Callable[[Spec, Case], list[Prediction]]] = {
     "write through unfold inverted by unfold_backward": _unfold_inverse,
     "index_copy_ target read contiguously": _contiguous_after_index_copy,
     "copy_ replaced by its source": _copy_aliased,
+    "returned view rebuilt contiguously at offset 0": _view_rebuilt,
     "view of a cat laid out in its inputs' stride order": _view_of_a_strided_cat,
     "assertion decomposing auto_functionalized": _decomposition_assertion,
 }

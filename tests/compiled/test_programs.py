@@ -204,6 +204,24 @@ def test_a_double_unfold_of_a_view_with_dynamic_sizes(monkeypatch) -> None:
     _judged(program, narrowed, monkeypatch, known_faults.FAULTS["dynamic_double_unfold"])
 
 
+# A narrowed row, its windows returned after writes around the op called on
+# them, under dynamic shapes.
+NARROWED_ROW = Case({"b": Buffer((18,), torch.float32)}, {"x": View("b", (("narrow", 0, 0, 16),))})
+WINDOWS_WRITTEN_AROUND = _program(
+    Step("unfold", (0,), (0, 3, 4), 1),
+    Step("mul_", (0,)),
+    Step("op_on", (1,), ("x",)),
+    Step("mul_", (0,)),
+    returns=(1,),
+    dynamic=True,
+)
+
+
+def test_a_returned_view_written_around_an_opaque_op(monkeypatch) -> None:
+    fault = known_faults.FAULTS["dynamic_view_output"]
+    _judged(WINDOWS_WRITTEN_AROUND, NARROWED_ROW, monkeypatch, fault)
+
+
 def test_a_write_after_a_clone_of_the_mutated_input_shows_in_the_clone(monkeypatch) -> None:
     # The clone comes back as the input itself, so the write after it shows
     # in its values as well as in its aliasing: both are the alias fault's.

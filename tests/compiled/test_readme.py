@@ -20,4 +20,5 @@ def test_worked_example_passes(tmp_path):
     path.write_text(code)
     [spec] = load_specs(str(path))
     for check in CHECKS:
-        run_property(spec, check, settings(max_examples=20))
+        # Derandomized: a run of the suite's own tests is the same run on any machine.
+        run_property(spec, check, settings(max_examples=20, derandomize=True))

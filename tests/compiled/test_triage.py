@@ -26,11 +26,13 @@ from oracles.triage.faults import FAULTS
 from suites.catalog import builtin_specs
 from tests.compiled.test_programs import (
     CORRECT_CASE,
+    NARROWED_ROW,
     OP,
     PERMUTED_ROW,
     READ_BEFORE_THE_OP,
     SCALE,
     WHOLE,
+    WINDOWS_WRITTEN_AROUND,
     _program,
 )
 from tests.zoo_helpers import needs_kernels
@@ -87,6 +89,7 @@ SHAPES = {
     "auto_functionalized_decomposition": (
         READ_BEFORE_THE_OP, PERMUTED_ROW, "inductor_failed_assertion",
     ),
+    "dynamic_view_output": (WINDOWS_WRITTEN_AROUND, NARROWED_ROW, "inductor_tripled_doubling"),
 }  # fmt: skip
 
 
