@@ -130,13 +130,30 @@ def batch_size(batches: int | None = None) -> int:
     return max(1, math.ceil(settings().max_examples / batches))
 
 
-def check_examples(check: str, compiles: int | None = None) -> int | None:
-    """The examples the current profile gives ``check``, if it sets them; a
-    budget of ``compiles`` (``--compiles``) sets them for the checks that
-    compile every example."""
+# A deployment Mode (export, aoti) exports once per input signature, a batch
+# too (its Cases still export with dynamic dimensions), and AOTInductor's
+# compile of a program costs 15 s and more: it judges as many Cases as its
+# budget of compiles, in every check.
+PROFILE_DEPLOYED_COMPILES: dict[str, int] = {"dev": 2, "ci": 4, "nightly": 10}
+
+
+def deployed(mode: str | None) -> bool:
+    """``mode`` names a deployment Mode."""
+    from oracles.modes.compiled import COMPILED
+
+    return mode in COMPILED and bool(COMPILED[mode].deploy)
+
+
+def check_examples(check: str, compiles: int | None = None, mode: str | None = None) -> int | None:
+    """The examples the current profile gives ``check`` (in ``mode``), if
+    it sets them; a budget of ``compiles`` (``--compiles``) sets them for
+    the checks that compile every example, and for a deployment Mode."""
+    profile = settings.get_current_profile_name()
+    if deployed(mode):
+        return compiles or PROFILE_DEPLOYED_COMPILES.get(profile, 10)
     if compiles is not None and check in COMPILES_EVERY_EXAMPLE:
         return compiles
-    return PROFILE_CHECK_EXAMPLES.get(settings.get_current_profile_name(), {}).get(check)
+    return PROFILE_CHECK_EXAMPLES.get(profile, {}).get(check)
 
 
 def runs_known_fault_scripts() -> bool:

@@ -57,7 +57,7 @@ def _run(
     tally = Tally()
     try:
         compiles = config.getoption("--compiles")
-        examples = check_examples(check, compiles)
+        examples = check_examples(check, compiles, mode)
         run_property(
             spec,
             check,

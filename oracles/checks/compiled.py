@@ -57,7 +57,7 @@ def _stage(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Finding]
 # inductor: the program eagerly and compiled, once for the batch.
 _INDUCTOR_MAIN = """
 def main():
-    compiled = torch.compile(model, backend=BACKEND, fullgraph=True, dynamic=DYNAMIC)
+    compiled = compile_program(model)
     findings = {}
     for number, case in enumerate(CASES, 1):
         heading = f"Case {number} of {len(CASES)}: " if len(CASES) > 1 else ""

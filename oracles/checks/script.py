@@ -75,7 +75,8 @@ COMMON: Sequence[Any] = (Finding, flatten_outputs, error_text, Buffer)
 RESERVED = frozenset(
     """
     os sys torch importlib _loader op OP_NAME AGREEMENT BUDGET DECLARED CASES VIEWS OVERLOAD
-    STATIC_DIMS DYNAMIC MODE BACKEND allocate arguments model main run_case run_fake report
+    STATIC_DIMS DYNAMIC MODE BACKEND compile_program Program allocate arguments model main run_case
+    run_fake report
     FakeTensorMode
     overload case buffers before args outputs found fake fake_args error expectation
     indices index_args footprints compiled findings number want got pairs label bind

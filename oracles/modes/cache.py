@@ -23,6 +23,7 @@ import torch
 if TYPE_CHECKING:
     from oracles.modes.compiled import Compiled
     from oracles.modes.compiled_program import CompiledProgram
+    from oracles.modes.deployed_program import DeployedProgram
 
 
 def fingerprint(op: torch._ops.OpOverload | None) -> str:
@@ -72,7 +73,7 @@ class CompiledPrograms:
 
     def __init__(self, cache_root: Path):
         self.cache_root = cache_root
-        self._programs: dict[tuple, CompiledProgram] = {}
+        self._programs: dict[tuple, CompiledProgram | DeployedProgram] = {}
         self.signatures = 0  # compiled programs made, fresh ones included
         self.compiled = 0  # their compiles: Dynamo graphs handed to a backend
 
@@ -84,17 +85,19 @@ class CompiledPrograms:
         mode: Compiled,
         dynamic: bool = False,
         fresh: bool = False,
-    ) -> CompiledProgram:
+    ) -> CompiledProgram | DeployedProgram:
         """The program of ``key``; ``fresh``: a new one that compiles from
         scratch (still through the disk cache) and is not kept."""
         # torch's compiler loads when a run first compiles, not when it starts.
         from oracles.modes.compiled_program import CompiledProgram
+        from oracles.modes.deployed_program import DeployedProgram
 
         key = (*key, dynamic, mode, fingerprint(op))
         program = None if fresh else self._programs.get(key)
         if program is None:
             cache_dir = self.cache_root / f"torch-{torch.__version__}" / key[-1]
-            program = CompiledProgram(make(), op, cache_dir, mode, dynamic, self._count_compile)
+            kind = DeployedProgram if mode.deploy else CompiledProgram
+            program = kind(make(), op, cache_dir, mode, dynamic, self._count_compile)
             self.signatures += 1
             if not fresh:
                 self._programs[key] = program

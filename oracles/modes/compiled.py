@@ -21,7 +21,7 @@ from oracles.core.case import Case
 from oracles.core.observation import Observation
 from oracles.core.signature import bind, signature_of
 from oracles.core.spec import Spec
-from oracles.modes import triton_cpu
+from oracles.modes import deployment, triton_cpu
 from oracles.modes.cache import compiled_programs
 from oracles.modes.mode import OP_ALONE, Mode, Run, observe, snapshot
 from oracles.modes.programs import around
@@ -50,6 +50,9 @@ class Compiled(Mode):
     only_inexact: bool = False  # only for specs with bit_exact=False
     autograd_cache: bool = False  # AOTAutograd's cache on (as torch ships it)
     script_setup: str = ""  # what a repro script runs for ``settings``
+    # "export" or "aoti": deployed through torch.export (and AOTInductor)
+    # instead of torch.compile (``oracles.modes.deployed_program``)
+    deploy: str = ""
 
     def unavailable(self, spec: Spec) -> str | None:
         missing = [key for key, _ in self.config if not hasattr(inductor_config, key)]
@@ -127,6 +130,32 @@ AOT_EAGER_DECOMP_PARTITION = Compiled(
 STAGES = (DYNAMO, AOT_EAGER, AOT_EAGER_DECOMP_PARTITION)
 
 INDUCTOR = Compiled("inductor", "Inductor")
+# Deployment: no Dynamo. The exported program runs eagerly, so no stage of
+# torch.compile stands before it.
+EXPORT = Compiled(
+    "export",
+    "torch.export (non-strict; the exported program run)",
+    backend="export",
+    stage=0,
+    deploy=deployment.EXPORT,
+)
+
+
+def stages_before(mode: Compiled) -> tuple[Compiled, ...]:
+    """The stages that run before ``mode``, in order: torch.compile's, or
+    for AOTInductor the exported program it compiles."""
+    if mode.deploy == deployment.AOTI:
+        return (EXPORT,)
+    if mode.deploy:
+        return ()
+    return tuple(stage for stage in STAGES if stage.stage < mode.stage)
+
+
+def _no_aoti() -> str | None:
+    if hasattr(torch._inductor, "aoti_compile_and_package"):
+        return None
+    return f"torch {torch.__version__} has no torch._inductor.aoti_compile_and_package"
+
 
 # Every compiled Mode a spec can be checked in, by name.
 COMPILED = {
@@ -169,5 +198,12 @@ COMPILED = {
         ),
         AOT_EAGER,
         AOT_EAGER_DECOMP_PARTITION,
+        EXPORT,
+        Compiled(
+            "aoti",
+            "AOTInductor (the exported program compiled ahead of time, packaged, loaded and run)",
+            requires=_no_aoti,
+            deploy=deployment.AOTI,
+        ),
     )
 }

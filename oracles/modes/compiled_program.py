@@ -68,6 +68,25 @@ def settings_of(mode: Compiled) -> dict[str, dict[str, Any]]:
     return patches
 
 
+@contextmanager
+def compiling_under(mode: Compiled, cache_dir: Path) -> Iterator[None]:
+    """What a compiled run of ``mode`` runs under: its settings and config
+    patches, and Inductor's caches under ``cache_dir``."""
+    previous = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(cache_dir)
+    try:
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(mode.settings())
+            for module, patch in settings_of(mode).items():
+                stack.enter_context(importlib.import_module(module).patch(patch))
+            yield
+    finally:
+        if previous is None:
+            os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+        else:
+            os.environ["TORCHINDUCTOR_CACHE_DIR"] = previous
+
+
 class OpCalls(TorchDispatchMode):
     """Counts the calls of one op that reach the dispatcher, directly or as
     the op a higher-order operator runs (``auto_functionalized(op, ...)``)."""
@@ -161,22 +180,6 @@ class CompiledProgram:
 
         return run
 
-    @contextmanager
-    def _settings(self) -> Iterator[None]:
-        previous = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-        os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(self.cache_dir)
-        try:
-            with contextlib.ExitStack() as stack:
-                stack.enter_context(self.mode.settings())
-                for module, patch in settings_of(self.mode).items():
-                    stack.enter_context(importlib.import_module(module).patch(patch))
-                yield
-        finally:
-            if previous is None:
-                os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
-            else:
-                os.environ["TORCHINDUCTOR_CACHE_DIR"] = previous
-
     def _kernel_calls_of(self, inputs: tuple) -> tuple[Any, int]:
         """Run, counting in the compiled graph: the result and the op's real calls."""
         self._counting = OpCalls(self.op)
@@ -193,7 +196,7 @@ class CompiledProgram:
         they are now (the caller's snapshot), else they are copied here."""
         if pristine is None:
             pristine = [t.clone() for t in inputs if isinstance(t, torch.Tensor)]
-        with self._settings():
+        with compiling_under(self.mode, self.cache_dir):
             before, runs = self.compiles, self._graph_runs
             self._last_graph = None
             result = self._compiled(*inputs)

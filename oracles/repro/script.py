@@ -255,7 +255,61 @@ def compile_settings(mode: Compiled) -> str:
     lines += [mode.script_setup.strip("\n")] if mode.script_setup else []
     lines.append(f"MODE = {literal(mode.name)}")
     lines.append(f"BACKEND = {literal(mode.backend)}")
+    lines.append(_DEPLOYED.strip("\n") if mode.deploy else _COMPILED.strip("\n"))
     return "\n".join(lines) + "\n"
+
+
+# How a script compiles the model: torch.compile, as the suite does.
+_COMPILED = """
+
+def compile_program(model):
+    return torch.compile(model, backend=BACKEND, fullgraph=True, dynamic=DYNAMIC)
+"""
+# Or deployed, as the suite does: exported (non-strict) once per input
+# signature, dimensions dynamic where the program is, then run as exported
+# or compiled by AOTInductor, packaged and loaded.
+_DEPLOYED = """
+
+class Program(torch.nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, *inputs):
+        return self.model(*inputs)
+
+
+def compile_program(model):
+    deployed = {}
+
+    def signature(value):
+        if isinstance(value, torch.Tensor):
+            return (tuple(value.shape), value.stride(), value.dtype)
+        return (type(value), value)
+
+    def run(*inputs):
+        key = tuple(map(signature, inputs))
+        if key not in deployed:
+            dims = tuple(
+                {d: torch.export.Dim.AUTO for d, n in enumerate(v.shape) if n > 1}
+                if isinstance(v, torch.Tensor) else None
+                for v in inputs
+            )
+            exported = torch.export.export(
+                Program(model), inputs, dynamic_shapes=(dims,) if DYNAMIC else None, strict=False
+            )
+            if MODE == "export":
+                deployed[key] = exported.module()
+            else:
+                import tempfile
+
+                package = tempfile.mkdtemp() + "/program.pt2"
+                path = torch._inductor.aoti_compile_and_package(exported, package_path=package)
+                deployed[key] = torch._inductor.aoti_load_package(path)
+        return deployed[key](*inputs)
+
+    return run
+"""
 
 
 def _header(

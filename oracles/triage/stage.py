@@ -8,7 +8,7 @@ from collections.abc import Callable
 from oracles.core.findings import Finding
 from oracles.core.spec import Spec
 from oracles.core.verdicts import STAGE
-from oracles.modes.compiled import STAGES, Compiled
+from oracles.modes.compiled import Compiled, stages_before
 from oracles.triage.switches import PASS, SWITCHES
 
 
@@ -23,9 +23,7 @@ def stage_at_fault(
     (``oracles.triage.switches``) and names those under which it agrees.
     (An op whose schema torch.compile cannot functionalize never gets here:
     the runner reports its schema once, see ``runner.property``.)"""
-    for stage in STAGES:
-        if stage.stage >= mode.stage:
-            break
+    for stage in stages_before(mode):
         found = [f for f in compare(stage) if f.blocking]
         if found:
             return Finding(
@@ -33,7 +31,7 @@ def stage_at_fault(
                 f"the first compiler stage to disagree with eager is {stage.what}: {found[0]}",
                 blocking=False,
             )
-    before = ", ".join(stage.what for stage in STAGES if stage.stage < mode.stage)
+    before = ", ".join(stage.what for stage in stages_before(mode))
     blame = (
         " (which alone trusts the op's fake for strides and aliasing: the fake check "
         "tells whether the fake is to blame)"

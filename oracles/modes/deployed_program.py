@@ -1,0 +1,134 @@
+"""A deployed program that cannot pass vacuously: the program exported with
+``torch.export`` (non-strict) and run as exported, or that export compiled
+ahead of time by AOTInductor, packaged, loaded and run.
+
+Export specializes the program's int inputs (the Case's view sizes) and
+AOTInductor's code assumes its inputs' layouts, so a DeployedProgram
+exports once per input signature (every tensor's shape, strides and dtype,
+every other input's value), with the tensors' dimensions dynamic where the
+program is (``Dim.AUTO``: symbolic where the program allows). Its evidence
+is a CompiledProgram's: what was exported, whether the op is in the
+exported graph, and the op's real calls counted while the deployed program
+runs.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import torch
+from torch.export import Dim
+
+from oracles.modes import deployment
+from oracles.modes.compiled_program import CompiledCall, OpCalls, compiling_under
+
+if TYPE_CHECKING:
+    from oracles.modes.compiled import Compiled
+
+
+class _Module(torch.nn.Module):
+    """The program as the module torch.export takes."""
+
+    def __init__(self, program: Callable[..., Any]):
+        super().__init__()
+        self.program = program
+
+    def forward(self, *inputs: Any) -> Any:
+        return self.program(*inputs)
+
+
+def _signature(value: Any) -> tuple:
+    if isinstance(value, torch.Tensor):
+        return (tuple(value.shape), value.stride(), value.dtype)
+    return (type(value), value)
+
+
+class DeployedProgram:
+    """A program deployed in one deployment Mode, once per input signature."""
+
+    _packages = itertools.count()
+
+    def __init__(
+        self,
+        program: Callable[..., Any],
+        op: torch._ops.OpOverload | None,
+        cache_dir: Path,
+        mode: Compiled,
+        dynamic: bool = False,
+        on_compile: Callable[[], None] = lambda: None,
+    ):
+        self.op = op
+        self.mode = mode
+        self.cache_dir = cache_dir
+        self.dynamic = dynamic
+        self._program = program
+        self._on_compile = on_compile  # told of every export
+        self.compiles = 0  # exports (each compiled by AOTInductor where the Mode does)
+        self.op_in_graph = False
+        self.graph_calls = 0
+        self._deployed: dict[tuple, Callable[..., Any]] = {}
+
+    def _deploy(self, inputs: Sequence[Any]) -> Callable[..., Any]:
+        self.compiles += 1
+        self._on_compile()
+        # Sizes 0 and 1 specialize anyway (as in Dynamo); export warns of each.
+        dims = tuple(
+            {d: Dim.AUTO for d, n in enumerate(v.shape) if n > 1}
+            if isinstance(v, torch.Tensor)
+            else None
+            for v in inputs
+        )
+        exported = torch.export.export(
+            _Module(self._program),
+            tuple(inputs),
+            dynamic_shapes=(dims,) if self.dynamic else None,
+            strict=False,
+        )
+        for node in exported.graph.nodes:
+            if node.op == "call_function":
+                self.graph_calls += 1
+                if self.op is not None and node.target in (self.op, self.op.overloadpacket):
+                    self.op_in_graph = True
+        if self.mode.deploy == deployment.EXPORT:
+            return exported.module()
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        package = self.cache_dir / f"program-{next(self._packages)}.pt2"
+        path = torch._inductor.aoti_compile_and_package(exported, package_path=str(package))
+        return torch._inductor.aoti_load_package(path)
+
+    def __call__(
+        self, *inputs: Any, pristine: Sequence[torch.Tensor] | None = None
+    ) -> tuple[Any, CompiledCall]:
+        """Call the program (exported, and compiled, for these inputs' signature
+        on first sight); ``pristine`` is not needed: export traces on fake
+        tensors, so the inputs are as the caller left them."""
+        with compiling_under(self.mode, self.cache_dir):
+            key = tuple(map(_signature, inputs))
+            compiled = key not in self._deployed
+            if compiled:
+                self._deployed[key] = self._deploy(inputs)
+            counting = OpCalls(self.op)
+            with counting:
+                result = self._deployed[key](*inputs)
+        calls = None if self.op is None else counting.count
+        return result, CompiledCall(compiled, False, 1, calls)
+
+    def vacuity(self, call: CompiledCall) -> str | None:
+        """Why ``call`` proves nothing, or None if it is a real deployed run."""
+        if self.compiles == 0:
+            return f"nothing was exported for {self.mode.name}"
+        if self.graph_calls == 0:
+            return "the exported graph holds no operation: the program ran nothing"
+        if self.op is None:
+            return None
+        if not self.op_in_graph:
+            return f"{self.op} is not in the graph torch.export traced"
+        if not call.kernel_calls:
+            return (
+                f"{self.op} never ran in the program {self.mode.name} ran: the compiler "
+                "eliminated it (an op with no declared output or write looks dead to it)"
+            )
+        return None
