@@ -14,7 +14,7 @@ runs.
 
 from __future__ import annotations
 
-import itertools
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,8 +48,6 @@ def _signature(value: Any) -> tuple:
 
 class DeployedProgram:
     """A program deployed in one deployment Mode, once per input signature."""
-
-    _packages = itertools.count()
 
     def __init__(
         self,
@@ -94,10 +92,12 @@ class DeployedProgram:
                     self.op_in_graph = True
         if self.mode.deploy == deployment.EXPORT:
             return exported.module()
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
-        package = self.cache_dir / f"program-{next(self._packages)}.pt2"
-        path = torch._inductor.aoti_compile_and_package(exported, package_path=str(package))
-        return torch._inductor.aoti_load_package(path)
+        # The loaded package needs its file no more: none is left behind for
+        # another worker's package of the same name to replace.
+        with tempfile.TemporaryDirectory() as folder:
+            package = str(Path(folder) / "program.pt2")
+            path = torch._inductor.aoti_compile_and_package(exported, package_path=package)
+            return torch._inductor.aoti_load_package(path)
 
     def __call__(
         self, *inputs: Any, pristine: Sequence[torch.Tensor] | None = None

@@ -303,9 +303,10 @@ def compile_program(model):
             else:
                 import tempfile
 
-                package = tempfile.mkdtemp() + "/program.pt2"
-                path = torch._inductor.aoti_compile_and_package(exported, package_path=package)
-                deployed[key] = torch._inductor.aoti_load_package(path)
+                with tempfile.TemporaryDirectory() as folder:
+                    package = folder + "/program.pt2"
+                    path = torch._inductor.aoti_compile_and_package(exported, package_path=package)
+                    deployed[key] = torch._inductor.aoti_load_package(path)
         return deployed[key](*inputs)
 
     return run
