@@ -115,12 +115,9 @@ class CompiledCall:
     kernel_calls: int | None  # the op's real calls in the graph that ran (None: no op)
 
 
-class CompiledProgram:
-    """A program compiled once in a compiled Mode, then reused for every call.
-
-    With ``dynamic=True`` int inputs and tensor sizes are symbolic, so one
-    compile serves many sizes (sizes 0 and 1 still specialize).
-    """
+class TracedProgram:
+    """What a compiled (or deployed) program knows of its compiles: how many,
+    the calls the traced graphs hold, and whether the op is one of them."""
 
     def __init__(
         self,
@@ -131,13 +128,37 @@ class CompiledProgram:
         dynamic: bool = False,
         on_compile: Callable[[], None] = lambda: None,
     ):
+        self.program = program
         self.op = op
         self.mode = mode
-        self._on_compile = on_compile  # told of every compile
+        self.dynamic = dynamic
         self.cache_dir = cache_dir
+        self._on_compile = on_compile  # told of every compile
         self.compiles = 0
         self.op_in_graph = False
         self.graph_calls = 0
+
+    def _traced(self, graph: torch.fx.Graph) -> None:
+        """Count a compile of ``graph``."""
+        self.compiles += 1
+        self._on_compile()
+        for node in graph.nodes:
+            if node.op in ("call_function", "call_method"):
+                self.graph_calls += 1
+                if self.op is not None and node.target in (self.op, self.op.overloadpacket):
+                    self.op_in_graph = True
+
+
+class CompiledProgram(TracedProgram):
+    """A program compiled once in a compiled Mode, then reused for every call.
+
+    With ``dynamic=True`` int inputs and tensor sizes are symbolic, so one
+    compile serves many sizes (sizes 0 and 1 still specialize).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        program = self.program
         self._graph_runs = 0
         self._last_graph: int | None = None
         self._kernel_calls: dict[int, int] = {}  # per compiled graph, counted in it
@@ -151,16 +172,12 @@ class CompiledProgram:
             program.__defaults__,
             program.__closure__,
         )
-        self._compiled = torch.compile(own, backend=self._backend, fullgraph=True, dynamic=dynamic)
+        self._compiled = torch.compile(
+            own, backend=self._backend, fullgraph=True, dynamic=self.dynamic
+        )
 
     def _backend(self, gm: torch.fx.GraphModule, example_inputs: list) -> Callable:
-        self.compiles += 1
-        self._on_compile()
-        for node in gm.graph.nodes:
-            if node.op in ("call_function", "call_method"):
-                self.graph_calls += 1
-                if self.op is not None and node.target in (self.op, self.op.overloadpacket):
-                    self.op_in_graph = True
+        self._traced(gm.graph)
         compiled: Callable[..., Any] = (
             compile_fx(gm, example_inputs)  # type: ignore[assignment]
             if self.mode.backend == "inductor"

@@ -17,16 +17,18 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 from torch.export import Dim
 
 from oracles.modes import deployment
-from oracles.modes.compiled_program import CompiledCall, OpCalls, compiling_under
-
-if TYPE_CHECKING:
-    from oracles.modes.compiled import Compiled
+from oracles.modes.compiled_program import (
+    CompiledCall,
+    OpCalls,
+    TracedProgram,
+    compiling_under,
+)
 
 
 class _Module(torch.nn.Module):
@@ -46,32 +48,16 @@ def _signature(value: Any) -> tuple:
     return (type(value), value)
 
 
-class DeployedProgram:
-    """A program deployed in one deployment Mode, once per input signature."""
+class DeployedProgram(TracedProgram):
+    """A program deployed in one deployment Mode, once per input signature;
+    its compiles are its exports (each compiled by AOTInductor where the
+    Mode does)."""
 
-    def __init__(
-        self,
-        program: Callable[..., Any],
-        op: torch._ops.OpOverload | None,
-        cache_dir: Path,
-        mode: Compiled,
-        dynamic: bool = False,
-        on_compile: Callable[[], None] = lambda: None,
-    ):
-        self.op = op
-        self.mode = mode
-        self.cache_dir = cache_dir
-        self.dynamic = dynamic
-        self._program = program
-        self._on_compile = on_compile  # told of every export
-        self.compiles = 0  # exports (each compiled by AOTInductor where the Mode does)
-        self.op_in_graph = False
-        self.graph_calls = 0
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
         self._deployed: dict[tuple, Callable[..., Any]] = {}
 
     def _deploy(self, inputs: Sequence[Any]) -> Callable[..., Any]:
-        self.compiles += 1
-        self._on_compile()
         # Sizes 0 and 1 specialize anyway (as in Dynamo); export warns of each.
         dims = tuple(
             {d: Dim.AUTO for d, n in enumerate(v.shape) if n > 1}
@@ -80,16 +66,12 @@ class DeployedProgram:
             for v in inputs
         )
         exported = torch.export.export(
-            _Module(self._program),
+            _Module(self.program),
             tuple(inputs),
             dynamic_shapes=(dims,) if self.dynamic else None,
             strict=False,
         )
-        for node in exported.graph.nodes:
-            if node.op == "call_function":
-                self.graph_calls += 1
-                if self.op is not None and node.target in (self.op, self.op.overloadpacket):
-                    self.op_in_graph = True
+        self._traced(exported.graph)
         if self.mode.deploy == deployment.EXPORT:
             return exported.module()
         # The loaded package needs its file no more: none is left behind for
