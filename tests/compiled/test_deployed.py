@@ -6,21 +6,36 @@ op never ran."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from oracles.checks.compiled import check_compiled
+from oracles.checks.programs import check_programs
+from oracles.core.program import Step
 from oracles.core.signature import batch_signature
 from oracles.modes.compiled import COMPILED
 from oracles.repro.script import write_repro
 from oracles.triage import faults
 from suites.policy import check_examples
 from tests.compiled.test_compiler_faults import DYNAMIC_WRITE_BACK, TWO_NARROWS, WIDER, _spec
+from tests.compiled.test_programs import (
+    CORRECT_CASE,
+    NARROWED_ROW,
+    OP,
+    WHOLE,
+    WINDOWS_WRITTEN_AROUND,
+    _program,
+)
 from tests.compiled.test_repro import _explain, _run
 
 EXPORT, AOTI = COMPILED["export"], COMPILED["aoti"]
 WRITE_BACK = _spec("double_on_two_narrows", TWO_NARROWS, lambda op, **args: op(**args))
 # The batch's row length varies: the view's storage offset is symbolic.
 BATCH = batch_signature([TWO_NARROWS, WIDER])
+WRITE_THROUGH_UNFOLD = _program(
+    OP, Step("unfold", (0,), (1, 2, 3), 1), Step("mul_", (1,)), returns=(0,), through=("unfold",)
+)
 
 
 def test_the_exported_program_agrees_where_inductor_writes_back_at_offset_0() -> None:
@@ -53,6 +68,19 @@ def test_aoti_writes_back_at_offset_0_with_dynamic_shapes(monkeypatch) -> None:
     )
     [finding] = check_compiled(WRITE_BACK, TWO_NARROWS, BATCH, AOTI)
     assert finding.fault == DYNAMIC_WRITE_BACK.name and not finding.blocking
+    # Static, it agrees (the triage's witness compiled this program already).
+    assert check_compiled(WRITE_BACK, TWO_NARROWS, None, AOTI) == []
+
+
+def test_a_drawn_program_is_exported_as_the_programs_check_draws_it() -> None:
+    """The known faults' programs agree when exported: the write through an
+    unfold and the returned windows written around the op."""
+    for program, case in (
+        (WRITE_THROUGH_UNFOLD, CORRECT_CASE),
+        (WINDOWS_WRITTEN_AROUND, NARROWED_ROW),
+    ):
+        case = dataclasses.replace(case, program=program)
+        assert check_programs(WHOLE, case, None, EXPORT) == [], program.source()
 
 
 def test_a_deployment_mode_judges_as_many_cases_as_its_budget_of_compiles() -> None:
