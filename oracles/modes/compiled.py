@@ -54,6 +54,12 @@ class Compiled(Mode):
     # instead of torch.compile (``oracles.modes.deployed_program``)
     deploy: str = ""
 
+    @property
+    def batch_program(self) -> str:
+        if self.deploy:
+            return "whose Cases are each exported on their own, with dynamic dimensions"
+        return super().batch_program
+
     def unavailable(self, spec: Spec) -> str | None:
         missing = [key for key, _ in self.config if not hasattr(inductor_config, key)]
         if missing:

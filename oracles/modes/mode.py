@@ -52,6 +52,11 @@ class Mode:
         """Why this Mode cannot run ``spec`` here, or None."""
         return None
 
+    @property
+    def batch_program(self) -> str:
+        """What the Cases of a batch share when this Mode runs them."""
+        return "sharing one program compiled with dynamic shapes"
+
 
 def snapshot(buffers: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     return {name: buffer.clone() for name, buffer in buffers.items()}

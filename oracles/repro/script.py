@@ -180,7 +180,9 @@ def render_repro(
 
     words = check.title(mode) if script.compiles else check.name
     out = [
-        _header(spec, words, script, cases, index, batch is not None) + "\n\n" + _preamble(imports)
+        _header(spec, words, script, cases, index, batch is not None, mode)
+        + "\n\n"
+        + _preamble(imports)
     ]
     if inliner.problems:
         message = "could not recover " + "; ".join(inliner.problems)
@@ -314,7 +316,13 @@ def compile_program(model):
 
 
 def _header(
-    spec: Spec, words: str, script: Script, cases: Sequence[Case], index: int, batched: bool
+    spec: Spec,
+    words: str,
+    script: Script,
+    cases: Sequence[Case],
+    index: int,
+    batched: bool,
+    mode: Compiled,
 ) -> str:
     header = (
         f'Reproduces the "{words}" check of spec {spec.name!r} '
@@ -325,6 +333,9 @@ def _header(
         header += (
             f" (Case {index + 1} of a batch of {len(cases)} sharing one program compiled "
             f"with dynamic shapes: the script compiles once and runs {runs}, as the suite did)"
+            if not mode.deploy
+            else f" (Case {index + 1} of a batch of {len(cases)} {mode.batch_program}: the "
+            f"script runs {runs}, as the suite did)"
         )
     written = (
         f"Written by the torch.compile conformance suite on torch {torch.__version__} "

@@ -210,8 +210,7 @@ def run_property(
                 description = case.describe()
                 if batch is not None:
                     description += (
-                        f" (Case {index + 1} of a batch of {len(cases)} sharing one "
-                        "program compiled with dynamic shapes)"
+                        f" (Case {index + 1} of a batch of {len(cases)} {the_mode.batch_program})"
                     )
                 with launches() as launched:
                     findings = the_check.judge(spec, case, batch, the_mode)

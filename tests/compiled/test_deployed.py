@@ -94,6 +94,7 @@ def test_a_deployed_script_exports_each_case_as_the_suite_did(tmp_path) -> None:
     script = write_repro(WRITE_BACK, "compiled", cases, 1, True, tmp_path / "repro.py", "export")
     text = script.read_text()
     assert "torch.export.export(" in text and "DYNAMIC = True" in text
+    assert "of a batch of 2 whose Cases are each exported on their own, with dynamic" in text
     assert "torch.compile(" not in text.split("def compile_program", 1)[1]
     [result] = _run(script, cwd=tmp_path)
     assert result.returncode == 0, _explain(result)
