@@ -230,11 +230,17 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     check = getattr(metafunc.function, "check", None)
     if check is None:
         return
+    from suites.catalog import fault_modes
+
     specs = [s for s in _specs(metafunc.config) if check.applies(s)]
     single = [check.modes[0].name] if len(check.modes) == 1 else None
+    # A check runs in the Modes it lists (the backward checks in no deployment
+    # Mode), and in any injected compiler fault named.
+    runs_in = {mode.name for mode in check.modes} | set(fault_modes())
     params = [
         pytest.param(spec, mode, id=spec.id if single else f"{spec.id}-{mode}")
         for spec in specs
         for mode in single or _modes(metafunc.config, spec, check.name)
+        if mode in runs_in
     ]
     metafunc.parametrize("spec,mode", params)

@@ -37,15 +37,21 @@ PROFILE_FAKE_MODES: dict[str, Sequence[str]] = {"ci": ("inductor_no_size_asserts
 # The programs check compiles every example on its own, so profiles give it
 # a budget of its own (examples per spec and Mode) and ci runs it in inductor
 # only: a few programs per spec in the gate, hours of them at night.
+# The compiled backward check compiles every Case's forward and backward
+# statically: a few in ci, in inductor only, where they show what no forward
+# check can (the gradients AOTAutograd's partitioner and Inductor compute,
+# and the upstream layouts they pass); more at night, in every Mode.
 PROFILE_CHECK_EXAMPLES: dict[str, dict[str, int]] = {
-    "dev": {"programs": 2},
-    "ci": {"programs": 4},
-    "nightly": {"programs": 200},
+    "dev": {"programs": 2, "compiled_backward": 2},
+    "ci": {"programs": 4, "compiled_backward": 4},
+    "nightly": {"programs": 200, "compiled_backward": 100},
 }
 # The checks that compile every example on its own: a budget of compiles is
 # their number of examples.
-COMPILES_EVERY_EXAMPLE = ("programs",)
-PROFILE_CHECK_MODES: dict[str, dict[str, Sequence[str]]] = {"ci": {"programs": ("inductor",)}}
+COMPILES_EVERY_EXAMPLE = ("programs", "compiled_backward")
+PROFILE_CHECK_MODES: dict[str, dict[str, Sequence[str]]] = {
+    "ci": {"programs": ("inductor",), "compiled_backward": ("inductor",)}
+}
 # The profiles that run the known compiler faults' standalone scripts: they
 # judge torch's release (and keep the known-fault list true), not the specs,
 # and each compiles in a process of its own.

@@ -84,5 +84,12 @@ SPECS = [
         prepare=prepare_native("families.rope.triton_ops"),
         families=("rope", "triton"),
     ),
-    rope_spec("rotary_embedding_torch", ops.rotary_embedding_torch, bit_exact=False, prepare=None),
+    # Differentiable, as model code: its gradients judged too (the backward checks).
+    rope_spec(
+        "rotary_embedding_torch",
+        ops.rotary_embedding_torch,
+        bit_exact=False,
+        prepare=None,
+        grads=("query", "key"),
+    ),
 ]

@@ -16,7 +16,7 @@ import functools
 import torch
 
 from families import prepared
-from families.rope import reference
+from families.rope import backward_zoo, reference
 from families.rope.specs import rope_spec
 from kernels.build import load_kernels
 from oracles.core.domain import Domain
@@ -104,4 +104,6 @@ SPECS = [
         reference=reference.rope_writes,
         domain=CONTIGUOUS_POSITIONS,
     ),
+    # Autograd formulas: one wrong for non-contiguous upstream gradients, one missing.
+    *backward_zoo.SPECS,
 ]

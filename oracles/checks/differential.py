@@ -69,7 +69,7 @@ def out_keyword(spec: Spec, case: Case) -> list[Finding]:
     return [Finding(OUT_ARGUMENT, f"{_OUT_ADVICE}; this Case's out is strided", False)]
 
 
-def _compile_failure(spec: Spec, mode: Compiled, error: BaseException) -> Finding:
+def compile_failure(spec: Spec, mode: Compiled, error: BaseException) -> Finding:
     """The compiled program raised: named by its real cause."""
     if missing_fake(spec, error):
         return no_fake(spec, error)
@@ -103,7 +103,7 @@ def compare_compiled(
         return crash(spec, eager)
     compiled = mode.run(spec, case, Run(program=True, batch=batch, dynamic=dynamic, fresh=fresh))
     if compiled.error is not None:
-        return [_compile_failure(spec, mode, compiled.error)]
+        return [compile_failure(spec, mode, compiled.error)]
     if compiled.vacuity is not None:
         return [Finding(HARNESS, f"no verdict: {compiled.vacuity}")]
     found = structure(eager.outputs, compiled.outputs, mode.name, "eager") if outputs else []

@@ -7,7 +7,7 @@ their scales) gives the expected program outputs and buffers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -24,7 +24,7 @@ def _program_in_float64(
     field: str,
 ) -> tuple[Any, dict[str, torch.Tensor]]:
     buffers = {
-        name: (b.to(torch.float64) if b.is_floating_point() else b.clone())
+        name: (b.to(torch.float64, copy=True) if b.is_floating_point() else b.clone())
         for name, b in originals.items()
     }
     if field == "scale":
@@ -70,3 +70,49 @@ def program_expectation(
         for name in value_buffers
     }
     return outputs, buffers
+
+
+class NotDifferentiable(ValueError):
+    """The float64 program (the reference in the op's place) records no
+    gradient for what the op's outputs depend on."""
+
+
+def gradient_expectation(
+    program: Callable[..., Any],
+    reference: Callable[..., Expectation],
+    originals: dict[str, torch.Tensor],
+    bind: Callable[[dict[str, torch.Tensor]], dict[str, Any]],
+    wrt: list[str],
+    upstream: dict[int, torch.Tensor],
+) -> dict[str, Expected | None]:
+    """The float64 gradients of ``program``'s outputs (``reference`` in the
+    op's place) with respect to the buffers ``wrt``, each output ``i`` given
+    ``upstream[i]``. A gradient's scale is the gradient of the outputs' scales
+    weighted by the upstream gradients' magnitudes: for arithmetic linear in
+    each input (a rotation, a selection) that is the sum of the magnitudes of
+    the terms the gradient adds up, so cancellation is judged by the rounding
+    its terms allow, as outputs are."""
+    leaves = {
+        n: (b.detach().to(torch.float64).requires_grad_() if n in wrt else b)
+        for n, b in originals.items()
+    }
+    outputs, _ = program_expectation(program, reference, leaves, bind)
+    assert outputs is not None, "upstream gradients come from outputs"
+    value = sum((outputs[i].value * g.to(torch.float64)).sum() for i, g in upstream.items())
+    scale = sum((outputs[i].scale * g.to(torch.float64).abs()).sum() for i, g in upstream.items())
+    inputs = [leaves[n] for n in wrt]
+    if not isinstance(value, torch.Tensor) or not value.requires_grad:
+        raise NotDifferentiable(
+            "the reference records no gradient of the outputs: write it with "
+            "differentiable torch operations on its tensor arguments"
+        )
+    values = torch.autograd.grad(value, inputs, allow_unused=True, retain_graph=True)
+    scales: Sequence[torch.Tensor | None] = (
+        torch.autograd.grad(scale, inputs, allow_unused=True)
+        if isinstance(scale, torch.Tensor) and scale.requires_grad
+        else [None] * len(inputs)
+    )
+    return {
+        n: None if v is None else Expected(v, torch.zeros_like(v) if s is None else s.abs())
+        for n, v, s in zip(wrt, values, scales, strict=True)
+    }

@@ -113,6 +113,9 @@ class Case:
     label: str = ""
     # The code around the op, where a check draws it; None: the spec's own program.
     program: Program | None = None
+    # The layouts of the upstream gradients a backward receives, cycled over
+    # the differentiable outputs (``oracles.core.gradients``); empty: contiguous.
+    upstream: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name, value in self.args.items():
@@ -158,6 +161,8 @@ class Case:
             else:
                 parts.append(f"{name}={value!r}")
         text = ", ".join(parts)
+        if self.upstream:
+            text += f"; upstream gradients {', '.join(self.upstream)}"
         return f"{self.label}: {text}" if self.label else text
 
 

@@ -61,6 +61,10 @@ class Spec:
       what varies across it. None: batches are derived from ``cases``.
     - ``domain``: the inputs the kernel handles (:class:`~oracles.domain.Domain`);
       Cases outside it are never checked.
+    - ``grads``: the tensor arguments the op is differentiated with respect to
+      (a pure-PyTorch op, or a custom op with a registered autograd formula);
+      the backward checks judge the gradients of the program's outputs with
+      respect to the buffers behind them. Empty: no backward checks.
     """
 
     name: str
@@ -76,6 +80,7 @@ class Spec:
     prepare: Callable[[], None] | None = None
     batches: Callable[[int], SearchStrategy] | None = None
     domain: Domain | None = None
+    grads: tuple[str, ...] = ()
 
     def resolve(self) -> Callable:
         """The op as a callable: a qualified name is looked up in torch.ops."""

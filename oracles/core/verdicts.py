@@ -35,6 +35,8 @@ CRASH = "crash"
 COMPILED = "compiled"
 # Dynamo reads a keyword 'out' as an out= call.
 OUT_ARGUMENT = "out argument"
+# The op's autograd formula is missing, or registered where autograd never reaches it.
+AUTOGRAD = "autograd"
 # What the kernel does just outside its declared domain.
 DOMAIN_EDGE = "domain edge"
 

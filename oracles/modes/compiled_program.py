@@ -223,8 +223,9 @@ class CompiledProgram(TracedProgram):
                 # Compiling traced the op on fake tensors: run again on the
                 # inputs as they were, counting the op's real calls.
                 tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
-                for tensor, original in zip(tensors, pristine, strict=True):
-                    tensor.copy_(original)
+                with torch.no_grad():  # leaves that require gradients, too
+                    for tensor, original in zip(tensors, pristine, strict=True):
+                        tensor.copy_(original)
                 before, runs = self.compiles, self._graph_runs
                 self._last_graph = None
                 result, calls = self._kernel_calls_of(inputs)

@@ -56,6 +56,10 @@ def validate(spec: Any, where: str) -> Spec:
         problems.append(f"domain must be an oracles.domain.Domain, got {spec.domain!r}")
     if spec.fake is not None and not isinstance(spec.op, str) and spec.overload is None:
         problems.append("fake needs op to be a torch.ops overload")
+    if isinstance(spec.grads, str) or not all(isinstance(g, str) for g in spec.grads):
+        problems.append("grads must be a tuple of argument names")
+    if spec.grads and spec.reference is None:
+        problems.append("grads needs a reference: gradients are judged against its float64 ones")
     if problems:
         raise SpecError(f"{label}: " + "; ".join(problems))
     return spec

@@ -1,0 +1,107 @@
+"""The rope family's backward zoo: a functional rope as a custom op with the
+autograd formulas training libraries register, two of them wrong.
+
+The backward of a rotation is the inverse rotation (the same, with ``sin``
+negated). ``conformance_zoo::rope_grad_contiguous_only`` computes it on the
+upstream gradient's storage as if it were contiguous, as a kernel that
+indexes the gradient's data pointer does: right for the contiguous gradients
+a test passes, wrong for the transposed or strided ones a model's backward
+passes. ``conformance_zoo::rope_no_autograd`` registers no formula at all.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+
+from families.rope import ops, reference
+from families.rope.specs import rope_spec
+from oracles.core.spec import Spec
+
+_SCHEMA_ARGS = (
+    "(Tensor positions, Tensor query, Tensor key, int head_size, Tensor cos_sin_cache, "
+    "bool is_neox)"
+)
+
+
+def _rotated(positions, query, key, head_size, cos_sin_cache, is_neox, inverse=False):
+    cache = cos_sin_cache
+    if inverse:  # the inverse rotation: sin negated
+        cos, sin = cache.chunk(2, dim=-1)
+        cache = torch.cat((cos, -sin), dim=-1)
+    q, k = ops.rotary_embedding_torch(positions, query, key, head_size, cache, is_neox)
+    return q.contiguous(), k.contiguous()
+
+
+def _as_if_contiguous(grad: torch.Tensor) -> torch.Tensor:
+    """The gradient's storage read as a contiguous tensor of its shape."""
+    return torch.as_strided(
+        grad, grad.shape, torch.empty(grad.shape).stride(), grad.storage_offset()
+    )
+
+
+def _backward(read_gradient):
+    def backward(ctx, grad_query, grad_key):
+        positions, cache = ctx.saved_tensors
+        grads = _rotated(
+            positions,
+            read_gradient(grad_query),
+            read_gradient(grad_key),
+            ctx.head_size,
+            cache,
+            ctx.is_neox,
+            inverse=True,
+        )
+        return None, grads[0], grads[1], None, None, None
+
+    return backward
+
+
+def _setup_context(ctx, inputs, output):
+    positions, _, _, head_size, cache, is_neox = inputs
+    ctx.save_for_backward(positions, cache)
+    ctx.head_size, ctx.is_neox = head_size, is_neox
+
+
+def _fake(positions, query, key, head_size, cos_sin_cache, is_neox):
+    return query.new_empty(query.shape), key.new_empty(key.shape)
+
+
+@functools.cache
+def register() -> None:
+    library = torch.library.Library("conformance_zoo", "FRAGMENT")  # noqa: TOR901
+    for name, read_gradient in (
+        ("rope_grad_contiguous_only", _as_if_contiguous),
+        ("rope_no_autograd", None),
+    ):
+        library.define(f"{name}{_SCHEMA_ARGS} -> (Tensor, Tensor)")
+        library.impl(name, _rotated, "CompositeExplicitAutograd")
+        torch.library.register_fake(
+            f"conformance_zoo::{name}",
+            _fake,
+            lib=library,
+        )
+        if read_gradient is not None:
+            torch.library.register_autograd(
+                f"conformance_zoo::{name}",
+                _backward(read_gradient),
+                setup_context=_setup_context,
+                lib=library,
+            )
+    register.library = library  # type: ignore[attr-defined]  # kept alive
+
+
+def _backward_spec(name: str) -> Spec:
+    return rope_spec(
+        name,
+        f"conformance_zoo::{name}",
+        reference=reference.rope_outputs,
+        program=lambda op, **args: op(**args),
+        prepare=register,
+        grads=("query", "key"),
+        families=("rope", "zoo", "backward"),
+    )
+
+
+SPECS = [_backward_spec("rope_grad_contiguous_only"), _backward_spec("rope_no_autograd")]

@@ -1,0 +1,74 @@
+"""The backward check: the program's eager gradients, with respect to the
+buffers behind the arguments the spec differentiates (``Spec.grads``), lie
+within the spec's ULP budget of the float64 ones (its reference in the op's
+place), for upstream gradients laid out as a model's backward passes them:
+transposed, strided, expanded."""
+
+from __future__ import annotations
+
+from oracles.checks.check import Check, of_case
+from oracles.checks.gradient_runs import eager_backward, failed_run, no_formula
+from oracles.comparisons.expected import NotDifferentiable, gradient_expectation
+from oracles.comparisons.values import within_ulps
+from oracles.core.case import Case
+from oracles.core.findings import Finding
+from oracles.core.spec import Spec, SpecError
+from oracles.core.verdicts import AUTOGRAD, CRASH, OUTPUTS, VALUES
+from oracles.modes.programs import around
+from oracles.strategies.upstream import upstream_cases
+
+
+def gradient_label(name: str) -> str:
+    """How a message names the gradient of a buffer."""
+    return f"the gradient of buffer {name!r}"
+
+
+def check_backward(spec: Spec, case: Case) -> list[Finding]:
+    """Eager gradients within the spec's ULP budget of the float64 ones."""
+    wrt, run, warned = eager_backward(spec, case)
+    if warned is not None:
+        return [no_formula(spec, warned)]
+    if run.error is not None:
+        return failed_run(spec, run, "eager")
+    if not wrt:  # every differentiated argument is None in this Case
+        return []
+    if not run.upstream:
+        return [
+            Finding(
+                AUTOGRAD,
+                f"no output of {spec.label}'s program requires a gradient, though it "
+                f"is given {', '.join(wrt)} that do: its autograd formula records nothing",
+            )
+        ]
+    assert spec.reference is not None, "validation refuses grads without a reference"
+    try:
+        expected = gradient_expectation(
+            around(spec, case), spec.reference, case.allocate(), case.bind, wrt, run.upstream
+        )
+    except NotDifferentiable as error:
+        raise SpecError(f"spec {spec.name!r}: {error}") from None
+    found = []
+    for name in wrt:
+        got, want = run.grads[name], expected[name]
+        if (got is None) != (want is None):
+            gives, lacks = (
+                ("eager", "the float64 program")
+                if want is None
+                else ("the float64 program", "eager")
+            )
+            found.append(
+                Finding(OUTPUTS, f"{gives} gives {gradient_label(name)} but {lacks} gives none")
+            )
+        elif got is not None and want is not None:
+            found += within_ulps(gradient_label(name), got, want, spec.ulp_budget, "eager")
+    return found
+
+
+CHECK = Check(
+    of_case(check_backward),
+    "eager gradients against the float64 reference's",
+    (VALUES, OUTPUTS, CRASH, AUTOGRAD),
+    order=1,
+    applies=lambda spec: bool(spec.grads),
+    cases=upstream_cases,
+)

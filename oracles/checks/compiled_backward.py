@@ -1,0 +1,98 @@
+"""The compiled backward check: the program compiled in a compiled Mode, and
+differentiated through the backward that compile made (AOTAutograd's joint
+graph, partitioned, compiled), gives the eager gradients: bit for bit, or
+for a spec judged by ULP budget within it of the float64 gradients; with
+eager's shapes, strides and offsets either way."""
+
+from __future__ import annotations
+
+from oracles.checks.backward import gradient_label
+from oracles.checks.check import Check
+from oracles.checks.differential import compile_failure
+from oracles.checks.gradient_runs import compiled_backward, eager_backward
+from oracles.comparisons.expected import gradient_expectation
+from oracles.comparisons.outputs import metadata
+from oracles.comparisons.values import bit_exact, within_ulps
+from oracles.core.case import Case
+from oracles.core.findings import Finding
+from oracles.core.signature import BatchSignature
+from oracles.core.spec import Spec
+from oracles.core.verdicts import (
+    COMPILED,
+    FAKE,
+    HARNESS,
+    METADATA,
+    OUT_ARGUMENT,
+    OUTPUTS,
+    SIZE_1_STRIDES,
+    VALUES,
+)
+from oracles.modes.compiled import COMPILED as COMPILED_MODES
+from oracles.modes.compiled import Compiled
+from oracles.modes.mode import Mode
+from oracles.modes.programs import around
+from oracles.strategies.upstream import upstream_cases
+
+
+def check_compiled_backward(
+    spec: Spec, case: Case, batch: BatchSignature | None, mode: Mode
+) -> list[Finding]:
+    """The compiled program's gradients agree with eager's."""
+    assert isinstance(mode, Compiled)
+    wrt, eager, warned = eager_backward(spec, case)
+    if warned is not None or eager.error is not None or (wrt and not eager.upstream):
+        return [
+            Finding(
+                HARNESS,
+                "no verdict: the eager backward did not run to gradients (the backward "
+                "check says why), so there is nothing to compare",
+            )
+        ]
+    if not wrt:
+        return []
+    compiled, vacuity = compiled_backward(spec, case, mode)
+    if compiled.error is not None:
+        return [compile_failure(spec, mode, compiled.error)]
+    if vacuity is not None:
+        return [Finding(HARNESS, f"no verdict: {vacuity}")]
+    if compiled.requires_grad != eager.requires_grad:
+        return [
+            Finding(
+                OUTPUTS,
+                f"the outputs that require gradients differ: {compiled.requires_grad} under "
+                f"{mode.name}, {eager.requires_grad} eagerly",
+            )
+        ]
+    found = []
+    for name in wrt:
+        want, got, label = eager.grads[name], compiled.grads[name], gradient_label(name)
+        if (want is None) != (got is None):
+            gives, lacks = (mode.name, "eager") if want is None else ("eager", mode.name)
+            found.append(Finding(OUTPUTS, f"{gives} gives {label} but {lacks} gives none"))
+        elif want is not None and got is not None:
+            found += metadata(label, want, got, mode.name, "eager")
+            if spec.bit_exact:
+                found += bit_exact(label, got, want, mode.name, "eager")
+    if spec.bit_exact or found:
+        return found
+    assert spec.reference is not None, "validation refuses bit_exact=False without a reference"
+    expected = gradient_expectation(
+        around(spec, case), spec.reference, case.allocate(), case.bind, wrt, eager.upstream
+    )
+    for name in wrt:
+        gradient, reference = compiled.grads[name], expected[name]
+        if gradient is not None and reference is not None:
+            label = gradient_label(name)
+            found += within_ulps(label, gradient, reference, spec.ulp_budget, mode.name)
+    return found
+
+
+CHECK = Check(
+    check_compiled_backward,
+    "the program compiled and differentiated, against eager's gradients",
+    (VALUES, METADATA, SIZE_1_STRIDES, OUTPUTS, COMPILED, FAKE, OUT_ARGUMENT, HARNESS),
+    order=3,
+    modes=tuple(mode for mode in COMPILED_MODES.values() if not mode.deploy),
+    applies=lambda spec: bool(spec.grads),
+    cases=upstream_cases,
+)

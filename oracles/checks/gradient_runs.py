@@ -1,0 +1,106 @@
+"""The Case's program run forward and backward, eagerly and compiled: what
+the backward checks compare (``oracles.core.gradients`` says how)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from oracles.core.case import Case
+from oracles.core.findings import Finding, error_text
+from oracles.core.gradients import Backward, backward, copies, differentiated
+from oracles.core.signature import bind, signature_of
+from oracles.core.spec import Spec
+from oracles.core.verdicts import AUTOGRAD, CRASH
+from oracles.modes.cache import compiled_programs
+from oracles.modes.compiled import Compiled
+from oracles.modes.programs import around
+
+# What torch says where an op has no autograd formula: a custom op's error,
+# and the warning of the fallback that differentiates a kernel's own
+# operations (where it has any: a compiled kernel has none, so its
+# gradients are silently wrong).
+_NO_FORMULA = ("no autograd formula was registered", "an autograd kernel was not registered")
+
+
+def eager_backward(spec: Spec, case: Case) -> tuple[list[str], Backward, str | None]:
+    """The program eagerly, then its gradients: the buffers differentiated,
+    the run, and torch's warning that the op has no autograd formula."""
+    wrt = differentiated(spec.grads, case)
+    op, program = spec.resolve(), around(spec, case)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = backward(lambda inputs: program(op, **case.bind(copies(inputs))), case, wrt)
+    said = [str(w.message) for w in caught if any(n in str(w.message) for n in _NO_FORMULA)]
+    return wrt, run, said[0] if said else None
+
+
+def compiled_backward(spec: Spec, case: Case, mode: Compiled) -> tuple[Backward, str | None]:
+    """The program compiled in ``mode`` (statically), then its gradients
+    through the backward that compile made; and why the run proves nothing,
+    if it does not."""
+    wrt = differentiated(spec.grads, case)
+    signature, sizes = signature_of(case)
+    names = signature.buffer_names
+    op, function = spec.resolve(), around(spec, case)
+
+    def make() -> Callable[..., Any]:
+        def backward_program(*inputs: Any) -> Any:
+            buffers = copies(dict(zip(names, inputs, strict=False)))
+            return function(op, **bind(signature, buffers, inputs[len(names) :]))
+
+        return backward_program
+
+    key = (spec.name, spec.op, "backward", function, signature, sizes)
+    program = compiled_programs().get(key, spec.overload, make, mode)
+    evidence = []
+
+    def forward(inputs: dict[str, torch.Tensor]) -> Any:
+        result, call = program(*(inputs[n] for n in names), *sizes)
+        evidence.append(call)
+        return result
+
+    run = backward(forward, case, wrt)
+    vacuity = program.vacuity(evidence[0]) if evidence else None
+    if vacuity is None and mode.stage > 0 and run.error is None:
+        vacuity = _eager_backward(run)
+    return run, vacuity
+
+
+def _eager_backward(run: Backward) -> str | None:
+    """Why the gradients were not computed by a compiled backward: an output
+    autograd records whose node is not AOTAutograd's compiled function."""
+    for i, out in enumerate(run.outputs or ()):
+        if i in run.upstream and "CompiledFunction" not in type(out.grad_fn).__name__:
+            return (
+                f"out[{i}]'s gradient comes from {type(out.grad_fn).__name__}, not from "
+                "a backward AOTAutograd compiled: autograd differentiated it eagerly"
+            )
+    if not run.upstream:
+        return "no output of the compiled program requires a gradient: nothing to differentiate"
+    return None
+
+
+def failed_run(spec: Spec, run: Backward, mode: str) -> list[Finding]:
+    """A forward or backward that raised, named: a missing autograd formula
+    by what to do about it."""
+    assert run.error is not None
+    text = error_text(run.error)
+    if run.outputs is not None and any(words in text for words in _NO_FORMULA):
+        return [no_formula(spec, text)]
+    where = "forward" if run.outputs is None else "backward"
+    return [Finding(CRASH, f"the program's {where} raised in {mode} mode: {text}")]
+
+
+def no_formula(spec: Spec, why: str) -> Finding:
+    """The op has no autograd formula for the arguments its spec differentiates."""
+    return Finding(
+        AUTOGRAD,
+        f"{spec.label} has no autograd formula, so no gradient reaches "
+        f"{', '.join(spec.grads)} through it ({why.split('. ')[0]}): register one with "
+        "torch.library.register_autograd, for the op itself (not a Python wrapper "
+        "of it); torch.library.opcheck's test_autograd_registration says the same",
+    )

@@ -1,0 +1,106 @@
+"""The backward checks: eager gradients against the float64 reference's
+(``backward``), and the program compiled and differentiated against eager
+(``compiled_backward``); silent on a differentiable op, a Finding on each of
+the backward zoo's autograd formulas, and no verdict where nothing compiled
+a backward."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+from hypothesis import settings
+
+from families.rope import backward_zoo
+from oracles.checks.backward import check_backward
+from oracles.checks.compiled_backward import check_compiled_backward
+from oracles.core.findings import CheckFailure
+from oracles.core.gradients import upstream_gradient
+from oracles.core.verdicts import AUTOGRAD, HARNESS, VALUES
+from oracles.modes.compiled import COMPILED, INDUCTOR
+from oracles.runner.property import run_property
+from oracles.strategies.sampling import sample
+from oracles.strategies.upstream import upstream_cases
+from suites.catalog import builtin_specs
+from suites.policy import selected_modes
+
+TORCH_ROPE = next(s for s in builtin_specs() if s.name == "rotary_embedding_torch")
+CONTIGUOUS_ONLY, NO_AUTOGRAD = backward_zoo.SPECS
+FEW = settings(max_examples=6, database=None)
+
+
+def _case(spec, layouts):
+    """The spec's seed example, its upstream gradients in ``layouts``."""
+    return dataclasses.replace(spec.examples[0], upstream=layouts)
+
+
+def test_upstream_gradients_come_in_the_layouts_a_backward_receives():
+    shaped = torch.empty(3, 4, dtype=torch.bfloat16)
+    generator = torch.Generator().manual_seed(0)
+    assert upstream_gradient(shaped, "contiguous", generator).is_contiguous()
+    assert upstream_gradient(shaped, "transposed", generator).stride() == (1, 3)
+    assert upstream_gradient(shaped, "strided", generator).stride() == (8, 2)
+    assert upstream_gradient(shaped, "expanded", generator).stride() == (0, 1)
+
+
+def test_a_differentiable_op_passes_both_backward_checks():
+    for case in sample(upstream_cases(TORCH_ROPE), 4):
+        assert check_backward(TORCH_ROPE, case) == [], case.describe()
+    run_property(TORCH_ROPE, "compiled_backward", settings(max_examples=2, database=None))
+
+
+def test_a_backward_wrong_for_strided_upstream_gradients_is_caught_eagerly():
+    with CONTIGUOUS_ONLY.installed():
+        assert check_backward(CONTIGUOUS_ONLY, _case(CONTIGUOUS_ONLY, ("contiguous",))) == []
+        found = check_backward(CONTIGUOUS_ONLY, _case(CONTIGUOUS_ONLY, ("strided",)))
+    assert [f.verdict for f in found] == [VALUES], found
+    assert "the gradient of buffer 'qkv'" in str(found[0])
+    assert "from the float64 reference in eager" in str(found[0])
+    assert "[ULP budget 2]" in str(found[0])
+    # Shrunk: the search finds the non-contiguous upstream gradient it needs.
+    with pytest.raises(CheckFailure) as failed:
+        run_property(CONTIGUOUS_ONLY, "backward", FEW, shrink_seconds=10)
+    assert "upstream gradients" in str(failed.value)
+    assert "contiguous)" not in str(failed.value).split("upstream gradients")[1].split("\n")[0]
+
+
+def test_the_compiled_backward_disagrees_with_eager_where_the_formula_is_wrong():
+    with CONTIGUOUS_ONLY.installed():
+        found = check_compiled_backward(
+            CONTIGUOUS_ONLY, _case(CONTIGUOUS_ONLY, ("transposed",)), None, INDUCTOR
+        )
+    assert VALUES in {f.verdict for f in found}, found
+    assert any("differ bit for bit between inductor and eager" in str(f) for f in found)
+
+
+def test_a_missing_autograd_formula_says_what_to_register():
+    with NO_AUTOGRAD.installed():
+        found = check_backward(NO_AUTOGRAD, _case(NO_AUTOGRAD, ("contiguous",)))
+        compiled = check_compiled_backward(
+            NO_AUTOGRAD, _case(NO_AUTOGRAD, ("contiguous",)), None, INDUCTOR
+        )
+    assert [f.verdict for f in found] == [AUTOGRAD], found
+    assert "has no autograd formula" in str(found[0])
+    assert "torch.library.register_autograd" in str(found[0])
+    # Nothing to compare the compiled gradients with: no verdict, never a pass.
+    assert [f.verdict for f in compiled] == [HARNESS]
+
+
+def test_a_compile_that_differentiates_nothing_is_no_verdict():
+    """Dynamo alone hands autograd its graph's own operations: the gradients
+    are eager's, whatever the check compares."""
+    dynamo_only = dataclasses.replace(COMPILED["aot_eager"], name="dynamo_eager", backend="eager")
+    case = _case(TORCH_ROPE, ("contiguous",))
+    found = check_compiled_backward(
+        TORCH_ROPE, case, None, dataclasses.replace(dynamo_only, stage=1)
+    )
+    assert [f.verdict for f in found] == [HARNESS], found
+    assert "autograd differentiated it eagerly" in str(found[0])
+
+
+def test_backward_checks_run_in_no_deployment_mode_and_ci_compiles_few():
+    from oracles.checks import CHECKS
+
+    assert {m.name for m in CHECKS["compiled_backward"].modes}.isdisjoint({"export", "aoti"})
+    assert "export" in selected_modes("all")
