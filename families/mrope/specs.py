@@ -20,6 +20,11 @@ from families.rope.specs import (
 from kernels import triton as triton_kernels
 from oracles.core.spec import Spec
 
+# The program reads the selection three times (``read_outputs``), so each
+# element of x's gradient sums up to three upstream values: two roundings,
+# each within half a ULP of the terms' magnitude.
+SELECTION_GRAD_ULP_BUDGET = 1
+
 
 def selection_spec(name: str, op: Any, **fields: Any) -> Spec:
     """A selection Spec: ``op(x, mrope_section[, interleaved])`` -> ``[T, half]``."""
@@ -53,14 +58,22 @@ SPECS = [
         "apply_interleaved_rope_slices",
         ops.apply_interleaved_rope_slices,
         reference=reference.interleaved_outputs,
+        grads=("x",),
+        grad_ulp_budget=SELECTION_GRAD_ULP_BUDGET,
     ),
     selection_spec(
         "apply_interleaved_rope_where",
         ops.apply_interleaved_rope_where,
         reference=reference.interleaved_outputs,
+        grads=("x",),
+        grad_ulp_budget=SELECTION_GRAD_ULP_BUDGET,
     ),
     selection_spec(
-        "apply_chunked_sections", ops.apply_chunked_sections, reference=reference.chunked_outputs
+        "apply_chunked_sections",
+        ops.apply_chunked_sections,
+        reference=reference.chunked_outputs,
+        grads=("x",),
+        grad_ulp_budget=SELECTION_GRAD_ULP_BUDGET,
     ),
     selection_spec(
         "mrope_sections",

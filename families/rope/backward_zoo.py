@@ -68,6 +68,40 @@ def _fake(positions, query, key, head_size, cos_sin_cache, is_neox):
     return query.new_empty(query.shape), key.new_empty(key.shape)
 
 
+_KERNEL_ARGS = _SCHEMA_ARGS[:-1] + ", Tensor forward_query, Tensor forward_key)"
+
+
+def _backward_kernel(
+    positions, grad_query, grad_key, head_size, cos_sin_cache, is_neox, forward_query, forward_key
+):
+    return _rotated(positions, grad_query, grad_key, head_size, cos_sin_cache, is_neox, True)
+
+
+def _forward_layout_fake(
+    positions, grad_query, grad_key, head_size, cos_sin_cache, is_neox, forward_query, forward_key
+):
+    """Gradients in the layout of the forward's inputs (a fused QKV slice's
+    row stride, say), where the kernel returns contiguous ones."""
+    return (
+        torch.empty_strided(grad_query.shape, forward_query.stride(), dtype=grad_query.dtype),
+        torch.empty_strided(grad_key.shape, forward_key.stride(), dtype=grad_key.dtype),
+    )
+
+
+def _save_inputs(ctx, inputs, output):
+    positions, query, key, head_size, cache, is_neox = inputs
+    ctx.save_for_backward(positions, cache, query, key)
+    ctx.head_size, ctx.is_neox = head_size, is_neox
+
+
+def _backward_op(ctx, grad_query, grad_key):
+    positions, cache, query, key = ctx.saved_tensors
+    grads = torch.ops.conformance_zoo.rope_backward_kernel(
+        positions, grad_query, grad_key, ctx.head_size, cache, ctx.is_neox, query, key
+    )
+    return None, grads[0], grads[1], None, None, None
+
+
 @functools.cache
 def register() -> None:
     library = torch.library.Library("conformance_zoo", "FRAGMENT")  # noqa: TOR901
@@ -89,6 +123,20 @@ def register() -> None:
                 setup_context=_setup_context,
                 lib=library,
             )
+    library.define(f"rope_backward_kernel{_KERNEL_ARGS} -> (Tensor, Tensor)")
+    library.impl("rope_backward_kernel", _backward_kernel, "CompositeExplicitAutograd")
+    torch.library.register_fake(
+        "conformance_zoo::rope_backward_kernel", _forward_layout_fake, lib=library
+    )
+    library.define(f"rope_backward_wrong_fake{_SCHEMA_ARGS} -> (Tensor, Tensor)")
+    library.impl("rope_backward_wrong_fake", _rotated, "CompositeExplicitAutograd")
+    torch.library.register_fake("conformance_zoo::rope_backward_wrong_fake", _fake, lib=library)
+    torch.library.register_autograd(
+        "conformance_zoo::rope_backward_wrong_fake",
+        _backward_op,
+        setup_context=_save_inputs,
+        lib=library,
+    )
     register.library = library  # type: ignore[attr-defined]  # kept alive
 
 
@@ -104,4 +152,8 @@ def _backward_spec(name: str) -> Spec:
     )
 
 
-SPECS = [_backward_spec("rope_grad_contiguous_only"), _backward_spec("rope_no_autograd")]
+SPECS = [
+    _backward_spec("rope_grad_contiguous_only"),
+    _backward_spec("rope_no_autograd"),
+    _backward_spec("rope_backward_wrong_fake"),
+]

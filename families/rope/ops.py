@@ -24,6 +24,31 @@ def register() -> None:
         # empty_like would keep a permuted input's strides.
         return query.new_empty(query.shape), key.new_empty(key.shape)
 
+    torch.library.register_autograd(
+        "conformance::rotary_embedding_functional",
+        _rotated_back,
+        setup_context=_save_rotation,
+    )
+
+
+def _save_rotation(ctx, inputs, output) -> None:
+    positions, _, _, head_size, cos_sin_cache, is_neox = inputs
+    ctx.save_for_backward(positions, cos_sin_cache)
+    ctx.head_size, ctx.is_neox = head_size, is_neox
+
+
+def _rotated_back(ctx, grad_query, grad_key):
+    """The backward of a rotation is the inverse rotation: the same kernel,
+    with ``sin`` negated (as training libraries run their rope kernel
+    backwards). Gradients arrive in any layout; the kernel takes them so."""
+    positions, cos_sin_cache = ctx.saved_tensors
+    cos, sin = cos_sin_cache.chunk(2, dim=-1)
+    inverse = torch.cat((cos, -sin), dim=-1)
+    grad_query, grad_key = torch.ops.conformance.rotary_embedding_functional(
+        positions, grad_query, grad_key, ctx.head_size, inverse, ctx.is_neox
+    )
+    return None, grad_query, grad_key, None, None, None
+
 
 def rotary_embedding_torch(
     positions: torch.Tensor,

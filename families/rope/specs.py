@@ -61,10 +61,12 @@ SPECS = [
     ),
     # The kernels dispatch float64 too, which the family does not draw: the
     # domain-edge report says what they do with it.
+    # Its autograd formula runs the same kernel backwards (``ops.register``).
     rope_spec(
         "rotary_embedding_functional",
         "conformance::rotary_embedding_functional",
         domain=Domain(dtypes=DTYPES),
+        grads=("query", "key"),
     ),
     # The C++ rotary_embedding ported to Triton: the same Cases and verdicts.
     rope_spec(

@@ -60,7 +60,7 @@ def check_backward(spec: Spec, case: Case) -> list[Finding]:
                 Finding(OUTPUTS, f"{gives} gives {gradient_label(name)} but {lacks} gives none")
             )
         elif got is not None and want is not None:
-            found += within_ulps(gradient_label(name), got, want, spec.ulp_budget, "eager")
+            found += within_ulps(gradient_label(name), got, want, spec.gradient_budget, "eager")
     return found
 
 

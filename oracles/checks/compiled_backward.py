@@ -83,7 +83,7 @@ def check_compiled_backward(
         gradient, reference = compiled.grads[name], expected[name]
         if gradient is not None and reference is not None:
             label = gradient_label(name)
-            found += within_ulps(label, gradient, reference, spec.ulp_budget, mode.name)
+            found += within_ulps(label, gradient, reference, spec.gradient_budget, mode.name)
     return found
 
 

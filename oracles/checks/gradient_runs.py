@@ -72,16 +72,28 @@ def compiled_backward(spec: Spec, case: Case, mode: Compiled) -> tuple[Backward,
 
 def _eager_backward(run: Backward) -> str | None:
     """Why the gradients were not computed by a compiled backward: an output
-    autograd records whose node is not AOTAutograd's compiled function."""
-    for i, out in enumerate(run.outputs or ()):
-        if i in run.upstream and "CompiledFunction" not in type(out.grad_fn).__name__:
-            return (
-                f"out[{i}]'s gradient comes from {type(out.grad_fn).__name__}, not from "
-                "a backward AOTAutograd compiled: autograd differentiated it eagerly"
-            )
+    whose gradient never passes AOTAutograd's compiled function (a view of a
+    compiled output is replayed outside the graph, so its own node is the
+    view's, with the compiled function behind it)."""
     if not run.upstream:
         return "no output of the compiled program requires a gradient: nothing to differentiate"
+    for i in run.upstream:
+        node = run.outputs[i].grad_fn  # type: ignore[index]
+        if not _reaches_compiled(node):
+            return (
+                f"out[{i}]'s gradient comes from {type(node).__name__}, and never passes "
+                "a backward AOTAutograd compiled: autograd differentiated it eagerly"
+            )
     return None
+
+
+def _reaches_compiled(node: Any, depth: int = 8) -> bool:
+    """AOTAutograd's compiled function is ``node`` or within ``depth`` nodes behind it."""
+    if node is None or depth == 0:
+        return False
+    if "CompiledFunction" in type(node).__name__:
+        return True
+    return any(_reaches_compiled(n, depth - 1) for n, _ in node.next_functions)
 
 
 def failed_run(spec: Spec, run: Backward, mode: str) -> list[Finding]:

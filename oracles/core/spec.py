@@ -65,6 +65,9 @@ class Spec:
       (a pure-PyTorch op, or a custom op with a registered autograd formula);
       the backward checks judge the gradients of the program's outputs with
       respect to the buffers behind them. Empty: no backward checks.
+    - ``grad_ulp_budget``: ULPs allowed for gradients against the float64 ones
+      (None: ``ulp_budget``); a backward adds up the gradients of every use
+      of a value (an output read more than once), and each sum rounds.
     """
 
     name: str
@@ -81,6 +84,12 @@ class Spec:
     batches: Callable[[int], SearchStrategy] | None = None
     domain: Domain | None = None
     grads: tuple[str, ...] = ()
+    grad_ulp_budget: int | None = None
+
+    @property
+    def gradient_budget(self) -> int:
+        """ULPs allowed for gradients against the float64 ones."""
+        return self.ulp_budget if self.grad_ulp_budget is None else self.grad_ulp_budget
 
     def resolve(self) -> Callable:
         """The op as a callable: a qualified name is looked up in torch.ops."""

@@ -58,6 +58,9 @@ def validate(spec: Any, where: str) -> Spec:
         problems.append("fake needs op to be a torch.ops overload")
     if isinstance(spec.grads, str) or not all(isinstance(g, str) for g in spec.grads):
         problems.append("grads must be a tuple of argument names")
+    budget = spec.grad_ulp_budget
+    if budget is not None and (not isinstance(budget, int) or budget < 0):
+        problems.append(f"grad_ulp_budget must be an int >= 0 or None, got {budget!r}")
     if spec.grads and spec.reference is None:
         problems.append("grads needs a reference: gradients are judged against its float64 ones")
     if problems:

@@ -17,8 +17,11 @@ from oracles.checks.backward import check_backward
 from oracles.checks.compiled_backward import check_compiled_backward
 from oracles.core.findings import CheckFailure
 from oracles.core.gradients import upstream_gradient
+from oracles.core.spec import SpecError
 from oracles.core.verdicts import AUTOGRAD, HARNESS, VALUES
+from oracles.core.verdicts import COMPILED as COMPILED_VERDICT
 from oracles.modes.compiled import COMPILED, INDUCTOR
+from oracles.runner.loading import validate
 from oracles.runner.property import run_property
 from oracles.strategies.sampling import sample
 from oracles.strategies.upstream import upstream_cases
@@ -26,7 +29,7 @@ from suites.catalog import builtin_specs
 from suites.policy import selected_modes
 
 TORCH_ROPE = next(s for s in builtin_specs() if s.name == "rotary_embedding_torch")
-CONTIGUOUS_ONLY, NO_AUTOGRAD = backward_zoo.SPECS
+CONTIGUOUS_ONLY, NO_AUTOGRAD, WRONG_BACKWARD_FAKE = backward_zoo.SPECS
 FEW = settings(max_examples=6, database=None)
 
 
@@ -104,3 +107,33 @@ def test_backward_checks_run_in_no_deployment_mode_and_ci_compiles_few():
 
     assert {m.name for m in CHECKS["compiled_backward"].modes}.isdisjoint({"export", "aoti"})
     assert "export" in selected_modes("all")
+
+
+def test_a_backward_ops_wrong_fake_fails_the_compiled_backward_alone():
+    """The kernel of the backward is right, so eager gradients are; its fake
+    claims the forward inputs' layout, which the compiled backward asserts."""
+    case = _case(WRONG_BACKWARD_FAKE, ("contiguous",))
+    with WRONG_BACKWARD_FAKE.installed():
+        assert check_backward(WRONG_BACKWARD_FAKE, case) == []
+        found = check_compiled_backward(WRONG_BACKWARD_FAKE, case, None, INDUCTOR)
+    assert [f.verdict for f in found] == [COMPILED_VERDICT], found
+    assert "stride 4096==6144" in str(found[0])
+    assert "rope_backward_kernel" in str(found[0]) and "incorrect fake" in str(found[0])
+
+
+def test_gradients_of_data_movement_are_judged_with_the_budget_of_their_sums():
+    """A selection read three times sums three upstream values per element:
+    the float64 gradient differs by rounding the spec's gradient budget allows,
+    and a budget of 0 would not."""
+    spec = next(s for s in builtin_specs() if s.name == "apply_interleaved_rope_slices")
+    case = dataclasses.replace(spec.examples[0], upstream=("contiguous",))
+    assert spec.gradient_budget == 1 and check_backward(spec, case) == []
+    exact = dataclasses.replace(spec, grad_ulp_budget=0)
+    assert [f.verdict for f in check_backward(exact, case)] == [VALUES]
+
+
+def test_a_spec_says_which_gradient_budget_it_means():
+    with pytest.raises(SpecError, match="grad_ulp_budget must be an int >= 0 or None, got -1"):
+        validate(dataclasses.replace(TORCH_ROPE, grad_ulp_budget=-1), "here")
+    with pytest.raises(SpecError, match="grads needs a reference"):
+        validate(dataclasses.replace(TORCH_ROPE, reference=None, bit_exact=True), "here")
