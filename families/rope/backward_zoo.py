@@ -140,13 +140,20 @@ def register() -> None:
     register.library = library  # type: ignore[attr-defined]  # kept alive
 
 
+def prepare() -> None:
+    register()
+
+
+prepare.registers = (__name__, "register")  # type: ignore[attr-defined]  # what a repro script calls
+
+
 def _backward_spec(name: str) -> Spec:
     return rope_spec(
         name,
         f"conformance_zoo::{name}",
         reference=reference.rope_outputs,
         program=lambda op, **args: op(**args),
-        prepare=register,
+        prepare=prepare,
         grads=("query", "key"),
         families=("rope", "zoo", "backward"),
     )

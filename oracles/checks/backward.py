@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from oracles.checks.check import Check, of_case
 from oracles.checks.gradient_runs import eager_backward, failed_run, no_formula
+from oracles.checks.gradient_script import EAGER_SCRIPT
 from oracles.comparisons.expected import NotDifferentiable, gradient_expectation
 from oracles.comparisons.values import within_ulps
 from oracles.core.case import Case
@@ -71,4 +72,5 @@ CHECK = Check(
     order=1,
     applies=lambda spec: bool(spec.grads),
     cases=upstream_cases,
+    script=EAGER_SCRIPT,
 )

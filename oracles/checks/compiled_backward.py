@@ -10,6 +10,7 @@ from oracles.checks.backward import gradient_label
 from oracles.checks.check import Check
 from oracles.checks.differential import compile_failure
 from oracles.checks.gradient_runs import compiled_backward, eager_backward
+from oracles.checks.gradient_script import COMPILED_SCRIPT
 from oracles.comparisons.expected import gradient_expectation
 from oracles.comparisons.outputs import metadata
 from oracles.comparisons.values import bit_exact, within_ulps
@@ -95,4 +96,5 @@ CHECK = Check(
     modes=tuple(mode for mode in COMPILED_MODES.values() if not mode.deploy),
     applies=lambda spec: bool(spec.grads),
     cases=upstream_cases,
+    script=COMPILED_SCRIPT,
 )

@@ -23,7 +23,7 @@ from oracles.modes.programs import around
 # and the warning of the fallback that differentiates a kernel's own
 # operations (where it has any: a compiled kernel has none, so its
 # gradients are silently wrong).
-_NO_FORMULA = ("no autograd formula was registered", "an autograd kernel was not registered")
+NO_FORMULA = ("no autograd formula was registered", "an autograd kernel was not registered")
 
 
 def eager_backward(spec: Spec, case: Case) -> tuple[list[str], Backward, str | None]:
@@ -33,8 +33,14 @@ def eager_backward(spec: Spec, case: Case) -> tuple[list[str], Backward, str | N
     op, program = spec.resolve(), around(spec, case)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        run = backward(lambda inputs: program(op, **case.bind(copies(inputs))), case, wrt)
-    said = [str(w.message) for w in caught if any(n in str(w.message) for n in _NO_FORMULA)]
+        run = backward(
+            lambda inputs: program(op, **case.bind(copies(inputs))),
+            case.allocate(),
+            wrt,
+            case.seed,
+            case.upstream,
+        )
+    said = [str(w.message) for w in caught if any(n in str(w.message) for n in NO_FORMULA)]
     return wrt, run, said[0] if said else None
 
 
@@ -63,7 +69,7 @@ def compiled_backward(spec: Spec, case: Case, mode: Compiled) -> tuple[Backward,
         evidence.append(call)
         return result
 
-    run = backward(forward, case, wrt)
+    run = backward(forward, case.allocate(), wrt, case.seed, case.upstream)
     vacuity = program.vacuity(evidence[0]) if evidence else None
     if vacuity is None and mode.stage > 0 and run.error is None:
         vacuity = _eager_backward(run)
@@ -101,7 +107,7 @@ def failed_run(spec: Spec, run: Backward, mode: str) -> list[Finding]:
     by what to do about it."""
     assert run.error is not None
     text = error_text(run.error)
-    if run.outputs is not None and any(words in text for words in _NO_FORMULA):
+    if run.outputs is not None and any(words in text for words in NO_FORMULA):
         return [no_formula(spec, text)]
     where = "forward" if run.outputs is None else "backward"
     return [Finding(CRASH, f"the program's {where} raised in {mode} mode: {text}")]

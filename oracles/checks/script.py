@@ -48,7 +48,9 @@ class Script:
     - ``reference(spec)``: whether ``main`` calls the spec's reference;
     - ``fake``: it registers the spec's fake as the run did;
     - ``compiles``: it runs the program compiled in the failing Mode (its
-      compile settings, its program, a batch compiled once).
+      compile settings, its program, a batch compiled once);
+    - ``differentiates``: its program receives leaves that take gradients,
+      and copies them first (so that it may write them in place).
     """
 
     what: str
@@ -60,6 +62,7 @@ class Script:
     reference: Callable[[Spec], bool] = _never
     fake: bool = False
     compiles: bool = False
+    differentiates: bool = False
 
 
 def budget(spec: Spec) -> tuple[str, Any, str]:
@@ -76,6 +79,7 @@ RESERVED = frozenset(
     """
     os sys torch importlib _loader op OP_NAME AGREEMENT BUDGET DECLARED CASES VIEWS OVERLOAD
     STATIC_DIMS DYNAMIC MODE BACKEND compile_program Program allocate arguments model main run_case
+    WRT NO_FORMULA run bind_of warnings caught said why
     run_fake report
     FakeTensorMode
     overload case buffers before args outputs found fake fake_args error expectation

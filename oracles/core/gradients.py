@@ -82,19 +82,21 @@ class Backward:
 
 def backward(
     forward: Callable[[dict[str, torch.Tensor]], Any],
-    case: Case,
+    buffers: Mapping[str, torch.Tensor],
     wrt: Sequence[str],
-    buffers: Mapping[str, torch.Tensor] | None = None,
+    seed: int,
+    layouts: Sequence[str],
 ) -> Backward:
-    """Run ``forward`` on the Case's buffers (leaves where in ``wrt``), then
-    ``torch.autograd.grad`` of its outputs, each with its upstream gradient."""
-    inputs = leaves(buffers if buffers is not None else case.allocate(), wrt)
+    """Run ``forward`` on ``buffers`` (leaves where in ``wrt``), then
+    ``torch.autograd.grad`` of its outputs, each with its upstream gradient
+    (``upstream_gradients`` of the Case's ``seed`` and ``layouts``)."""
+    inputs = leaves(buffers, wrt)
     try:
         outputs = flatten_outputs(forward(inputs))
     except Exception as error:
         return Backward(None, (), {}, {}, error)
     flags = tuple(isinstance(o, torch.Tensor) and o.requires_grad for o in outputs or ())
-    upstream = upstream_gradients(case, outputs or (), flags)
+    upstream = upstream_gradients(seed, layouts, outputs or (), flags)
     grads: dict[str, torch.Tensor | None] = dict.fromkeys(wrt)
     if upstream:
         try:
@@ -111,14 +113,14 @@ def backward(
 
 
 def upstream_gradients(
-    case: Case, outputs: Sequence[Any], flags: Sequence[bool]
+    seed: int, layouts: Sequence[str], outputs: Sequence[Any], flags: Sequence[bool]
 ) -> dict[int, torch.Tensor]:
-    """Per differentiable output, its upstream gradient in the layout the
-    Case draws for it; the Case's seed makes them the same in every run."""
-    generator = torch.Generator().manual_seed(case.seed + 1)
-    layouts = case.upstream or (CONTIGUOUS,)
+    """Per differentiable output, its upstream gradient in the Case's layout for
+    it (``layouts`` cycled; none: contiguous); the Case's seed makes them the
+    same in every run."""
+    generator = torch.Generator().manual_seed(seed + 1)
+    layouts = tuple(layouts) or (CONTIGUOUS,)
     return {
-        i: upstream_gradient(out, layouts[k % len(layouts)], generator)
+        i: upstream_gradient(outputs[i], layouts[k % len(layouts)], generator)
         for k, i in enumerate(i for i, flag in enumerate(flags) if flag)
-        for out in (outputs[i],)
     }

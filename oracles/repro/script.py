@@ -223,7 +223,14 @@ def render_repro(
             "    # Inductor's code can depend on it: meet them in the suite's order.\n"
             f"    for tensor in ({buffers},):\n"
             "        tensor.dtype\n"
-            f"    return {program or 'program'}(op, **arguments({params}))\n"
+            + (
+                "    # A leaf that takes a gradient is copied first, as the suite does, so\n"
+                "    # the program may write it in place.\n"
+                f"    {buffers}, = [t.clone() if t.requires_grad else t for t in ({buffers},)]\n"
+                if script.differentiates
+                else ""
+            )
+            + f"    return {program or 'program'}(op, **arguments({params}))\n"
         )
         out.append(
             f"DYNAMIC = {batch is not None or dynamic}  # one compile for the batch, "

@@ -21,12 +21,15 @@ from oracles.core.spec import SpecError
 from oracles.core.verdicts import AUTOGRAD, HARNESS, VALUES
 from oracles.core.verdicts import COMPILED as COMPILED_VERDICT
 from oracles.modes.compiled import COMPILED, INDUCTOR
+from oracles.repro.script import write_repro
 from oracles.runner.loading import validate
 from oracles.runner.property import run_property
 from oracles.strategies.sampling import sample
 from oracles.strategies.upstream import upstream_cases
 from suites.catalog import builtin_specs
 from suites.policy import selected_modes
+from tests.compiled.test_registry import CHECKOUT
+from tests.compiled.test_repro import _explain, _run
 
 TORCH_ROPE = next(s for s in builtin_specs() if s.name == "rotary_embedding_torch")
 CONTIGUOUS_ONLY, NO_AUTOGRAD, WRONG_BACKWARD_FAKE = backward_zoo.SPECS
@@ -137,3 +140,29 @@ def test_a_spec_says_which_gradient_budget_it_means():
         validate(dataclasses.replace(TORCH_ROPE, grad_ulp_budget=-1), "here")
     with pytest.raises(SpecError, match="grads needs a reference"):
         validate(dataclasses.replace(TORCH_ROPE, reference=None, bit_exact=True), "here")
+
+
+def test_the_backward_checks_scripts_reproduce_what_they_found(tmp_path):
+    """Each script runs forward and backward as the suite did: the eager
+    script finds the formula wrong for a strided upstream gradient, the
+    compiled one the backward op's fake; a right op's script agrees."""
+    strided = _case(CONTIGUOUS_ONLY, ("strided",))
+    with CONTIGUOUS_ONLY.installed():
+        eager = write_repro(CONTIGUOUS_ONLY, "backward", [strided], 0, False, tmp_path / "e.py")
+    with WRONG_BACKWARD_FAKE.installed():
+        case = _case(WRONG_BACKWARD_FAKE, ("contiguous",))
+        compiled = write_repro(
+            WRONG_BACKWARD_FAKE, "compiled_backward", [case], 0, False, tmp_path / "c.py"
+        )
+    transposed = _case(TORCH_ROPE, ("transposed",))
+    good = write_repro(TORCH_ROPE, "compiled_backward", [transposed], 0, False, tmp_path / "g.py")
+    assert '"upstream": ("strided",)' in eager.read_text()
+    bad_eager, bad_compiled = _run(eager, compiled, cwd=CHECKOUT)
+    assert bad_eager.returncode == 1, _explain(bad_eager)
+    assert "[values] the gradient of buffer 'qkv'" in bad_eager.stdout
+    assert "[ULP budget 2]" in bad_eager.stdout
+    assert bad_compiled.returncode == 1, _explain(bad_compiled)
+    assert "rope_backward_kernel" in bad_compiled.stdout and "stride" in bad_compiled.stdout
+    [right] = _run(good, cwd=CHECKOUT)
+    assert right.returncode == 0, _explain(right)
+    assert "OK: the compiled gradients are within 2 ULP" in right.stdout

@@ -39,17 +39,10 @@ def test_every_check_is_found_in_order_and_names_registered_verdicts():
         assert len(set(check.verdicts)) == len(check.verdicts), check.name
 
 
-# The backward checks have no standalone script yet: their failures are
-# reproduced by the rerun command (--replay) alone.
-WITHOUT_SCRIPT = ("backward", "compiled_backward")
-
-
 def test_a_check_that_can_block_writes_a_repro_script():
     for check in CHECKS.values():
         blocks = check.name != "domain_edges"  # its Findings never block
-        assert (check.script is not None) == (blocks and check.name not in WITHOUT_SCRIPT), (
-            check.name
-        )
+        assert (check.script is not None) == blocks, check.name
 
 
 def test_program_views_are_the_cases_views_made_and_written_one_way():

@@ -1,0 +1,170 @@
+"""The backward checks' standalone scripts: the program run forward and
+backward as the suite runs it (the differentiated buffers leaves, copied
+into the program; upstream gradients in the Case's layouts), then judged by
+the suite's comparisons."""
+
+from __future__ import annotations
+
+import string
+
+from oracles.checks.gradient_runs import NO_FORMULA
+from oracles.checks.script import REPORT, Script
+from oracles.comparisons.expected import gradient_expectation
+from oracles.comparisons.outputs import metadata
+from oracles.comparisons.values import bit_exact, within_ulps
+from oracles.core.case import Case
+from oracles.core.gradients import backward, differentiated
+from oracles.core.spec import Spec
+
+# How both scripts run the program, eagerly or compiled, forward and backward.
+_RUN = """
+def run(forward, case):
+    return backward(
+        lambda inputs: forward(*inputs.values(), *case["sizes"]),
+        allocate(case),
+        WRT,
+        case["seed"],
+        case.get("upstream", ()),
+    )
+
+
+def bind_of(case):
+    def bind(tensors):
+        return arguments(*tensors.values(), *case["sizes"])
+
+    return bind
+"""
+
+_EAGER_MAIN = """
+def main():
+    case = CASES[0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        eager = run(model, case)
+    said = [str(w.message) for w in caught if NO_FORMULA in str(w.message)]
+    if said or (eager.error is not None and "no autograd formula" in str(eager.error)):
+        why = said[0].split(". ")[0] if said else error_text(eager.error)
+        return report([Finding("autograd", f"{OP_NAME} has no autograd formula ({why})")])
+    if eager.error is not None:
+        failed = f"the program's forward or backward raised eagerly: {error_text(eager.error)}"
+        return report([Finding("crash", failed)])
+    expected = gradient_expectation(
+        $program, $reference, allocate(case), bind_of(case), WRT, eager.upstream
+    )
+    found = []
+    for name in WRT:
+        got, want = eager.grads[name], expected[name]
+        label = f"the gradient of buffer {name!r}"
+        if (got is None) != (want is None):
+            found.append(Finding("outputs", f"{label}: only one of eager and float64 gives it"))
+        elif got is not None:
+            found += within_ulps(label, got, want, BUDGET, "eager")
+    return report(found)
+"""
+
+_COMPILED_MAIN = """
+def main():
+    case = CASES[0]
+    eager = run(model, case)
+    if eager.error is not None:
+        return report([Finding("harness", f"no verdict: eager raised: {error_text(eager.error)}")])
+    compiled = run(compile_program(model), case)
+    if compiled.error is not None:
+        failed = f"the program compiled by {MODE} failed where eager ran: "
+        return report([Finding("compiled", failed + error_text(compiled.error))])
+    found = []
+    for name in WRT:
+        want, got = eager.grads[name], compiled.grads[name]
+        label = f"the gradient of buffer {name!r}"
+        if (want is None) != (got is None):
+            found.append(Finding("outputs", f"{label}: only one of eager and {MODE} gives it"))
+        elif want is not None:
+            found += metadata(label, want, got, MODE, "eager")
+$values
+    return report(found)
+"""
+
+_BIT_EXACT = """\
+            # Compared as raw bits: NaN equals NaN, -0.0 differs from 0.0.
+            found += bit_exact(label, got, want, MODE, "eager")"""
+
+_WITHIN_ULPS = """\
+    # Judged by the spec's gradient budget against the float64 gradients:
+    # Inductor may reorder the backward's arithmetic.
+    expected = gradient_expectation(
+        $program, $reference, allocate(case), bind_of(case), WRT, eager.upstream
+    )
+    for name in WRT:
+        if compiled.grads[name] is not None and expected[name] is not None:
+            label = f"the gradient of buffer {name!r}"
+            found += within_ulps(label, compiled.grads[name], expected[name], BUDGET, MODE)"""
+
+
+def _fill(spec: Spec, program: str | None, reference: str | None) -> dict[str, str]:
+    return {"program": program or "program", "reference": reference or "None"}
+
+
+def _eager_main(spec: Spec, program: str | None, reference: str | None) -> str:
+    text = _RUN.strip("\n") + "\n\n\n" + _EAGER_MAIN.strip("\n")
+    return string.Template(text).substitute(_fill(spec, program, reference))
+
+
+def _compiled_main(spec: Spec, program: str | None, reference: str | None) -> str:
+    values = string.Template(_BIT_EXACT if spec.bit_exact else _WITHIN_ULPS).substitute(
+        _fill(spec, program, reference)
+    )
+    text = _RUN.strip("\n") + "\n\n\n" + _COMPILED_MAIN.strip("\n")
+    return string.Template(text).substitute(values=values)
+
+
+def _constants(spec: Spec, case: Case) -> list[tuple[str, object, str]]:
+    return [
+        (
+            "WRT",
+            differentiated(spec.grads, case),
+            "the buffers gradients are taken with respect to",
+        ),
+        ("BUDGET", spec.gradient_budget, "ULPs allowed for gradients against the float64 ones"),
+    ]
+
+
+_WHAT = (
+    "It runs the spec's program on the Case's buffers, those behind the arguments the\n"
+    "spec differentiates made leaves, then torch.autograd.grad of its outputs, each with\n"
+    "an upstream gradient laid out as the Case says (transposed, strided, expanded)."
+)
+
+EAGER_SCRIPT = Script(
+    what=_WHAT + "\nIt judges the gradients against the float64 ones, in ULPs of their dtype.",
+    main=_eager_main,
+    agreement=lambda spec: (
+        f"every gradient is within {spec.gradient_budget} ULP of the float64 gradient"
+    ),
+    suite_code=lambda spec: [backward, gradient_expectation, within_ulps],
+    helpers=lambda spec: ([REPORT], ["import warnings"]),
+    constants=lambda spec, case: [
+        *_constants(spec, case),
+        ("NO_FORMULA", NO_FORMULA[1], "torch's warning where an op has no autograd formula"),
+    ],
+    reference=lambda spec: True,
+    compiles=True,
+    differentiates=True,
+)
+
+COMPILED_SCRIPT = Script(
+    what=_WHAT + "\nIt does so eagerly and compiled (fullgraph, statically) in the check's Mode,\n"
+    "and compares the gradients.",
+    main=_compiled_main,
+    agreement=lambda spec: (
+        "the compiled gradients agree with eager bit for bit, with eager's layout"
+        if spec.bit_exact
+        else f"the compiled gradients are within {spec.gradient_budget} ULP of the float64 "
+        "ones, with eager's layout"
+    ),
+    suite_code=lambda spec: [backward, metadata, bit_exact, within_ulps, gradient_expectation],
+    constants=_constants,
+    reference=lambda spec: not spec.bit_exact,
+    fake=True,
+    compiles=True,
+    differentiates=True,
+)
