@@ -16,7 +16,7 @@ from oracles.core.findings import Finding
 from oracles.core.spec import Spec, SpecError
 from oracles.core.verdicts import AUTOGRAD, CRASH, OUTPUTS, VALUES
 from oracles.modes.programs import around
-from oracles.strategies.upstream import upstream_cases
+from oracles.strategies.upstream import upstream_cases, upstream_examples
 
 
 def gradient_label(name: str) -> str:
@@ -72,5 +72,6 @@ CHECK = Check(
     order=1,
     applies=lambda spec: bool(spec.grads),
     cases=upstream_cases,
+    examples=upstream_examples,
     script=EAGER_SCRIPT,
 )

@@ -67,8 +67,17 @@ class Check:
     # The strategy of Cases it draws for a spec (default: the spec's own Cases,
     # after its examples).
     cases: Callable[[Spec], SearchStrategy[Case]] | None = None
+    # The explicit Cases it runs first (default: the spec's examples, where it
+    # draws the spec's own Cases; none where it draws its own).
+    examples: Callable[[Spec], tuple[Case, ...]] | None = None
     # How its standalone repro script runs the failing Case (None: none is written).
     script: Script | None = None
+
+    def explicit(self, spec: Spec) -> tuple[Case, ...]:
+        """The explicit Cases the check runs for ``spec`` before generated ones."""
+        if self.examples is not None:
+            return self.examples(spec)
+        return spec.examples if self.cases is None else ()
 
     def mode(self, name: str | None = None) -> Mode:
         """The Mode called ``name`` (default: the check's first)."""

@@ -32,7 +32,7 @@ from oracles.modes.compiled import COMPILED as COMPILED_MODES
 from oracles.modes.compiled import Compiled
 from oracles.modes.mode import Mode
 from oracles.modes.programs import around
-from oracles.strategies.upstream import upstream_cases
+from oracles.strategies.upstream import upstream_cases, upstream_examples
 
 
 def check_compiled_backward(
@@ -96,5 +96,6 @@ CHECK = Check(
     modes=tuple(mode for mode in COMPILED_MODES.values() if not mode.deploy),
     applies=lambda spec: bool(spec.grads),
     cases=upstream_cases,
+    examples=upstream_examples,
     script=COMPILED_SCRIPT,
 )

@@ -279,7 +279,7 @@ def run_property(
         # spec wrote it (often the very Case an upstream report names), with
         # the way to a shrunk generated Case instead of a second search here.
         for failure in failures:
-            if replay is None and failure.cases[failure.index] in spec.examples:
+            if replay is None and failure.cases[failure.index] in the_check.explicit(spec):
                 failure.heading += (
                     " (an explicit example of the spec, not shrunk: rerun with "
                     "--skip-examples for a shrunk generated Case that fails alike)"
@@ -362,7 +362,7 @@ def _search(spec, check, mode, prop, base, batch_size, shrink_seconds, search, e
     words = check.words(mode, "_")
     prop.__name__ = prop.__qualname__ = f"{words}_check_of_{spec.name.replace('.', '_')}"
     test = given(cases=strategy)(prop)
-    for case in reversed(spec.examples if explicit and check.cases is None else ()):
+    for case in reversed(check.explicit(spec) if explicit else ()):
         test = example(cases=[case])(test)
     # One example database entry per spec, check and Mode, not one for all; a
     # derandomized run draws by them too, not by this module's source.

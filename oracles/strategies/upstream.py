@@ -8,15 +8,24 @@ import dataclasses
 from hypothesis import strategies as st
 
 from oracles.core.case import Case
-from oracles.core.gradients import UPSTREAM_LAYOUTS
+from oracles.core.gradients import CONTIGUOUS, UPSTREAM_LAYOUTS
 from oracles.core.spec import Spec
 
 
 def upstream_cases(spec: Spec) -> st.SearchStrategy[Case]:
-    """The spec's examples and Cases, each given one to three upstream layouts
-    (cycled over its differentiable outputs); contiguous shrinks first."""
-    cases = st.one_of(st.sampled_from(spec.examples), spec.cases) if spec.examples else spec.cases
+    """The spec's Cases, each given one to three upstream layouts (cycled over
+    its differentiable outputs); contiguous shrinks first."""
     layouts = st.lists(st.sampled_from(UPSTREAM_LAYOUTS), min_size=1, max_size=3)
-    return st.tuples(cases, layouts).map(
+    return st.tuples(spec.cases, layouts).map(
         lambda drawn: dataclasses.replace(drawn[0], upstream=tuple(drawn[1]))
     )
+
+
+def upstream_examples(spec: Spec) -> tuple[Case, ...]:
+    """The spec's examples, run first, each with the upstream layouts in turn
+    over its outputs, strided first (every rank has one): a model's own Case,
+    given the gradients a backward may pass it rather than those a test does."""
+    return tuple(dataclasses.replace(case, upstream=_EXAMPLE_LAYOUTS) for case in spec.examples)
+
+
+_EXAMPLE_LAYOUTS = ("strided", "transposed", "expanded", CONTIGUOUS)
