@@ -27,7 +27,7 @@ from oracles.runner.property import run_property
 from oracles.strategies.sampling import sample
 from oracles.strategies.upstream import upstream_cases
 from suites.catalog import builtin_specs
-from suites.policy import selected_modes
+from suites.policy import check_examples, selected_modes
 from tests.compiled.test_registry import CHECKOUT
 from tests.compiled.test_repro import _explain, _run
 
@@ -105,11 +105,13 @@ def test_a_compile_that_differentiates_nothing_is_no_verdict():
     assert "autograd differentiated it eagerly" in str(found[0])
 
 
-def test_backward_checks_run_in_no_deployment_mode_and_ci_compiles_few():
+def test_backward_checks_run_in_no_deployment_mode_and_a_compile_is_an_example():
     from oracles.checks import CHECKS
 
     assert {m.name for m in CHECKS["compiled_backward"].modes}.isdisjoint({"export", "aoti"})
     assert "export" in selected_modes("all")
+    assert check_examples("compiled_backward") == 2  # the dev profile's
+    assert check_examples("compiled_backward", 9) == 9  # a budget of compiles
 
 
 def test_a_backward_ops_wrong_fake_fails_the_compiled_backward_alone():
