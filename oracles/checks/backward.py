@@ -24,6 +24,12 @@ def gradient_label(name: str) -> str:
     return f"the gradient of buffer {name!r}"
 
 
+def one_sided(name: str, got_has: bool, got_mode: str, want_mode: str) -> Finding:
+    """Only one of two runs gives a buffer a gradient."""
+    gives, lacks = (got_mode, want_mode) if got_has else (want_mode, got_mode)
+    return Finding(OUTPUTS, f"{gives} gives {gradient_label(name)} but {lacks} gives none")
+
+
 def check_backward(spec: Spec, case: Case) -> list[Finding]:
     """Eager gradients within the spec's ULP budget of the float64 ones."""
     wrt, run, warned = eager_backward(spec, case)
@@ -52,14 +58,7 @@ def check_backward(spec: Spec, case: Case) -> list[Finding]:
     for name in wrt:
         got, want = run.grads[name], expected[name]
         if (got is None) != (want is None):
-            gives, lacks = (
-                ("eager", "the float64 program")
-                if want is None
-                else ("the float64 program", "eager")
-            )
-            found.append(
-                Finding(OUTPUTS, f"{gives} gives {gradient_label(name)} but {lacks} gives none")
-            )
+            found.append(one_sided(name, got is not None, "eager", "the float64 program"))
         elif got is not None and want is not None:
             found += within_ulps(gradient_label(name), got, want, spec.gradient_budget, "eager")
     return found

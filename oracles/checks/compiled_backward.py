@@ -6,7 +6,7 @@ eager's shapes, strides and offsets either way."""
 
 from __future__ import annotations
 
-from oracles.checks.backward import gradient_label
+from oracles.checks.backward import gradient_label, one_sided
 from oracles.checks.check import Check
 from oracles.checks.differential import compile_failure
 from oracles.checks.gradient_runs import compiled_backward, eager_backward
@@ -68,8 +68,7 @@ def check_compiled_backward(
     for name in wrt:
         want, got, label = eager.grads[name], compiled.grads[name], gradient_label(name)
         if (want is None) != (got is None):
-            gives, lacks = (mode.name, "eager") if want is None else ("eager", mode.name)
-            found.append(Finding(OUTPUTS, f"{gives} gives {label} but {lacks} gives none"))
+            found.append(one_sided(name, got is not None, mode.name, "eager"))
         elif want is not None and got is not None:
             found += metadata(label, want, got, mode.name, "eager")
             if spec.bit_exact:

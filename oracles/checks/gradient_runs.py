@@ -72,11 +72,11 @@ def compiled_backward(spec: Spec, case: Case, mode: Compiled) -> tuple[Backward,
     run = backward(forward, case.allocate(), wrt, case.seed, case.upstream)
     vacuity = program.vacuity(evidence[0]) if evidence else None
     if vacuity is None and mode.stage > 0 and run.error is None:
-        vacuity = _eager_backward(run)
+        vacuity = _not_compiled_backward(run)
     return run, vacuity
 
 
-def _eager_backward(run: Backward) -> str | None:
+def _not_compiled_backward(run: Backward) -> str | None:
     """Why the gradients were not computed by a compiled backward: an output
     whose gradient never passes AOTAutograd's compiled function (a view of a
     compiled output is replayed outside the graph, so its own node is the
