@@ -167,6 +167,13 @@ def test_a_record_keeps_a_skips_reason_and_whether_a_known_fault_reproduced():
     )
 
 
+def _explained(result: dict) -> bool:
+    """Triage compiled more programs than the budget's: a known fault explained
+    a disagreement (torch 2.14's dynamic -0.0 constant, on a batch drawn with
+    fill=-0.0), and its evidence is compiled runs of its own."""
+    return any(f["verdict"] == "known compiler fault" for f in result["findings"])
+
+
 def test_a_run_ends_with_what_it_covered_and_records_what_it_spent(tmp_path):
     report = tmp_path / "report.json"
     specs = CHECKOUT / "tests" / "user_specs" / "argument_specs.py"
@@ -181,10 +188,12 @@ def test_a_run_ends_with_what_it_covered_and_records_what_it_spent(tmp_path):
     summary = result.stdout[result.stdout.index("conformance coverage") :]
     assert "Cases judged / programs compiled, per spec and check" in summary
     row = next(line for line in summary.splitlines() if line.startswith("pick "))
-    assert re.search(r"\b2\d / [12]\b", row), row  # the compiled check: Cases / programs
+    cases, programs = map(int, re.search(r"\b(2\d) / (\d+)\b", row).groups())  # compiled check
+    [compiled] = [r for r in json.loads(report.read_text())["results"] if r["check"] == "compiled"]
+    # Two batches, one program each (and triage's, see ``_explained``).
+    assert programs == compiled["signatures"] and (programs > 2) <= _explained(compiled), row
     assert re.search(r"Modes: .*inductor.*; \d+ compiles in all", summary), summary
     assert "Further: --hypothesis-profile=ci" in summary
-    [compiled] = [r for r in json.loads(report.read_text())["results"] if r["check"] == "compiled"]
     assert compiled["signatures"] >= 1 and compiled["compiles"] >= compiled["signatures"]
     assert 0 < len(compiled["per_case"]) <= compiled["cases"]
 
@@ -202,7 +211,8 @@ def test_a_budget_of_compiles_is_what_the_compiling_checks_spend(tmp_path):
     assert result.returncode == 0, result.stdout[-3000:]
     runs = {r["check"]: r for r in json.loads(report.read_text())["results"]}
     # Every Case the profile gives the compiled check, in one compiled program.
-    assert runs["compiled"]["cases"] >= 20 and runs["compiled"]["signatures"] == 1
+    compiled = runs["compiled"]
+    assert compiled["cases"] >= 20 and (compiled["signatures"] > 1) <= _explained(compiled)
     assert runs["programs"]["cases"] == 1
     none = subprocess.run(
         [sys.executable, "-m", "pytest", "--compiles=0", "--collect-only"],
