@@ -247,12 +247,30 @@ def _count_launches() -> None:
     InterpretedFunction.run = counted
 
 
+def _drop_discarded_overflow_checks() -> None:
+    """Stop the interpreter computing integer-overflow checks it then discards.
+
+    Triton's ``sanitize_overflow`` (on by default) recomputes every int32
+    add, sub and mul in int64 and hands the bounds check to
+    ``device_assert``, which drops it without ``debug``: on a GPU the check
+    is compiled out, but the interpreter still computes it, element by
+    element, and in Inductor's indexing that is half of its time. Values
+    and errors are unchanged; under ``debug`` the checks stay.
+    """
+    from triton.runtime.interpreter import interpreter_builder
+
+    options = interpreter_builder.options
+    if not options.debug and getattr(options, "sanitize_overflow", False):
+        interpreter_builder.options = dataclasses.replace(options, sanitize_overflow=False)
+
+
 @contextlib.contextmanager
 def launches() -> Iterator[Callable[[], int]]:
     """``launched()``: how many interpreted kernels ran inside the block."""
     if not active():
         yield lambda: 0
         return
+    _drop_discarded_overflow_checks()
     _count_launches()
     before = _LAUNCHES.count
     yield lambda: _LAUNCHES.count - before
