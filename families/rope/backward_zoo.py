@@ -7,6 +7,11 @@ upstream gradient's storage as if it were contiguous, as a kernel that
 indexes the gradient's data pointer does: right for the contiguous gradients
 a test passes, wrong for the transposed or strided ones a model's backward
 passes. ``conformance_zoo::rope_no_autograd`` registers no formula at all.
+``conformance_zoo::rope_formula_on_kernel_key`` has a right formula at the
+wrong dispatch key: an ``autograd.Function`` called inside its CPU kernel,
+as a C++ extension does that wraps ``torch::autograd::Function`` in a kernel
+registered for CPU. Eager records it; torch.compile traces the op's fake and
+never runs it.
 """
 
 from __future__ import annotations
@@ -69,6 +74,19 @@ def _fake(positions, query, key, head_size, cos_sin_cache, is_neox):
 
 
 _KERNEL_ARGS = _SCHEMA_ARGS[:-1] + ", Tensor forward_query, Tensor forward_key)"
+
+
+class _RotationOnKernelKey(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, positions, query, key, head_size, cos_sin_cache, is_neox):
+        _setup_context(ctx, (positions, query, key, head_size, cos_sin_cache, is_neox), None)
+        return _rotated(positions, query, key, head_size, cos_sin_cache, is_neox)
+
+    backward = staticmethod(_backward(lambda grad: grad))
+
+
+def _formula_in_kernel(positions, query, key, head_size, cos_sin_cache, is_neox):
+    return _RotationOnKernelKey.apply(positions, query, key, head_size, cos_sin_cache, is_neox)
 
 
 def _backward_kernel(
@@ -137,6 +155,9 @@ def register() -> None:
         setup_context=_save_inputs,
         lib=library,
     )
+    library.define(f"rope_formula_on_kernel_key{_SCHEMA_ARGS} -> (Tensor, Tensor)")
+    library.impl("rope_formula_on_kernel_key", _formula_in_kernel, "CPU")
+    torch.library.register_fake("conformance_zoo::rope_formula_on_kernel_key", _fake, lib=library)
     register.library = library  # type: ignore[attr-defined]  # kept alive
 
 
@@ -163,4 +184,5 @@ SPECS = [
     _backward_spec("rope_grad_contiguous_only"),
     _backward_spec("rope_no_autograd"),
     _backward_spec("rope_backward_wrong_fake"),
+    _backward_spec("rope_formula_on_kernel_key"),
 ]

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+import torch.utils._pytree as pytree
 
 from oracles.core.case import Case
 from oracles.core.findings import Finding, error_text
@@ -24,6 +25,8 @@ from oracles.modes.programs import around
 # operations (where it has any: a compiled kernel has none, so its
 # gradients are silently wrong).
 NO_FORMULA = ("no autograd formula was registered", "an autograd kernel was not registered")
+# The dispatch keys an op's autograd formula belongs at.
+AUTOGRAD_KEYS = ("Autograd", "AutogradCPU", "AutogradCUDA", "CompositeImplicitAutograd")
 
 
 def eager_backward(spec: Spec, case: Case) -> tuple[list[str], Backward, str | None]:
@@ -42,6 +45,35 @@ def eager_backward(spec: Spec, case: Case) -> tuple[list[str], Backward, str | N
         )
     said = [str(w.message) for w in caught if any(n in str(w.message) for n in NO_FORMULA)]
     return wrt, run, said[0] if said else None
+
+
+def formula_inside_kernel(op: Any, outputs: Any) -> bool:
+    """``op``, an op with no kernel at an autograd key, still gave its
+    program's ``outputs`` an ``autograd.Function``'s formula: one called
+    inside a backend kernel (CPU, CUDA, CompositeExplicitAutograd).
+    torch.compile traces the op's fake and never runs that kernel, so the
+    compiled program differentiates nothing (what opcheck's
+    ``test_autograd_registration`` looks for)."""
+    if not isinstance(op, torch._ops.OpOverload) or any(
+        torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), key) for key in AUTOGRAD_KEYS
+    ):
+        return False
+    nodes = [o.grad_fn for o in pytree.tree_leaves(outputs) if isinstance(o, torch.Tensor)]
+    return any(_behind(node, _a_function) for node in nodes)
+
+
+def formula_at_a_backend_key(spec: Spec) -> Finding:
+    """The Finding for ``formula_inside_kernel``."""
+    return Finding(
+        AUTOGRAD,
+        f"{spec.label} records a gradient eagerly but has no kernel at an autograd key: "
+        "its formula runs inside a backend kernel (an autograd.Function, or an op with a "
+        "formula of its own, called from a kernel registered for CPU, CUDA or "
+        "CompositeExplicitAutograd), which torch.compile never runs (it traces the fake), "
+        "so compiled gradients are missing: register the formula with "
+        "torch.library.register_autograd; torch.library.opcheck's "
+        "test_autograd_registration says the same",
+    )
 
 
 def compiled_backward(spec: Spec, case: Case, mode: Compiled) -> tuple[Backward, str | None]:
@@ -85,7 +117,7 @@ def _not_compiled_backward(run: Backward) -> str | None:
         return "no output of the compiled program requires a gradient: nothing to differentiate"
     for i in run.upstream:
         node = run.outputs[i].grad_fn  # type: ignore[index]
-        if not _reaches_compiled(node):
+        if not _behind(node, lambda node: "CompiledFunction" in type(node).__name__):
             return (
                 f"out[{i}]'s gradient comes from {type(node).__name__}, and never passes "
                 "a backward AOTAutograd compiled: autograd differentiated it eagerly"
@@ -93,13 +125,18 @@ def _not_compiled_backward(run: Backward) -> str | None:
     return None
 
 
-def _reaches_compiled(node: Any, depth: int = 8) -> bool:
-    """AOTAutograd's compiled function is ``node`` or within ``depth`` nodes behind it."""
+def _behind(node: Any, wanted: Callable[[Any], bool], depth: int = 8) -> bool:
+    """An autograd node ``wanted`` is ``node`` or within ``depth`` nodes behind it."""
     if node is None or depth == 0:
         return False
-    if "CompiledFunction" in type(node).__name__:
+    if wanted(node):
         return True
-    return any(_reaches_compiled(n, depth - 1) for n, _ in node.next_functions)
+    return any(_behind(n, wanted, depth - 1) for n, _ in node.next_functions)
+
+
+def _a_function(node: Any) -> bool:
+    """The node of an ``autograd.Function`` (a formula of its own)."""
+    return isinstance(node, torch.autograd.function.BackwardCFunction)
 
 
 def failed_run(spec: Spec, run: Backward, mode: str) -> list[Finding]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import string
 
-from oracles.checks.gradient_runs import NO_FORMULA
+from oracles.checks.gradient_runs import NO_FORMULA, formula_inside_kernel
 from oracles.checks.script import REPORT, Script
 from oracles.comparisons.expected import gradient_expectation
 from oracles.comparisons.outputs import metadata
@@ -41,6 +41,9 @@ def main():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         eager = run(model, case)
+    if formula_inside_kernel(op, eager.outputs):
+        inside = "its formula runs inside a backend kernel, which torch.compile never runs"
+        return report([Finding("autograd", f"{OP_NAME} has no autograd kernel: {inside}")])
     said = [str(w.message) for w in caught if NO_FORMULA in str(w.message)]
     if said or (eager.error is not None and "no autograd formula" in str(eager.error)):
         why = said[0].split(". ")[0] if said else error_text(eager.error)
@@ -140,7 +143,7 @@ EAGER_SCRIPT = Script(
     agreement=lambda spec: (
         f"every gradient is within {spec.gradient_budget} ULP of the float64 gradient"
     ),
-    suite_code=lambda spec: [backward, gradient_expectation, within_ulps],
+    suite_code=lambda spec: [backward, formula_inside_kernel, gradient_expectation, within_ulps],
     helpers=lambda spec: ([REPORT], ["import warnings"]),
     constants=lambda spec, case: [
         *_constants(spec, case),

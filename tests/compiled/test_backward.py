@@ -32,7 +32,7 @@ from tests.compiled.test_registry import CHECKOUT
 from tests.compiled.test_repro import _explain, _run
 
 TORCH_ROPE = next(s for s in builtin_specs() if s.name == "rotary_embedding_torch")
-CONTIGUOUS_ONLY, NO_AUTOGRAD, WRONG_BACKWARD_FAKE = backward_zoo.SPECS
+CONTIGUOUS_ONLY, NO_AUTOGRAD, WRONG_BACKWARD_FAKE, ON_KERNEL_KEY = backward_zoo.SPECS
 FEW = settings(max_examples=6, database=None)
 
 
@@ -93,6 +93,24 @@ def test_a_missing_autograd_formula_says_what_to_register():
     assert [f.verdict for f in compiled] == [HARNESS]
 
 
+def test_a_formula_registered_at_a_backend_key_is_named_though_eager_is_right():
+    """An autograd.Function inside the op's CPU kernel: eager gradients are
+    right, and torch.compile, which traces the fake, differentiates nothing."""
+    case = _case(ON_KERNEL_KEY, ("contiguous",))
+    with ON_KERNEL_KEY.installed():
+        found = check_backward(ON_KERNEL_KEY, case)
+        compiled = check_compiled_backward(ON_KERNEL_KEY, case, None, INDUCTOR)
+    assert [f.verdict for f in found] == [AUTOGRAD] and compiled == found, found
+    assert "has no kernel at an autograd key" in str(found[0])
+    assert "kernel registered for CPU" in str(found[0])
+    assert "torch.library.register_autograd" in str(found[0])
+    # Right registrations (the formula at the Autograd key, or none at all) say nothing of it.
+    with CONTIGUOUS_ONLY.installed(), NO_AUTOGRAD.installed():
+        assert check_backward(CONTIGUOUS_ONLY, _case(CONTIGUOUS_ONLY, ("contiguous",))) == []
+        missing = check_backward(NO_AUTOGRAD, _case(NO_AUTOGRAD, ("contiguous",)))
+    assert "no kernel at an autograd key" not in str(missing[0])
+
+
 def test_a_compile_that_differentiates_nothing_is_no_verdict():
     """Dynamo alone hands autograd its graph's own operations: the gradients
     are eager's, whatever the check compares."""
@@ -146,8 +164,9 @@ def test_a_spec_says_which_gradient_budget_it_means():
 
 def test_the_backward_checks_scripts_reproduce_what_they_found(tmp_path):
     """Each script runs forward and backward as the suite did: the eager
-    script finds the formula wrong for a strided upstream gradient, the
-    compiled one the backward op's fake; a right op's script agrees."""
+    script finds the formula wrong for a strided upstream gradient, and the
+    formula inside a CPU kernel; the compiled one the backward op's fake; a
+    right op's script agrees."""
     strided = _case(CONTIGUOUS_ONLY, ("strided",))
     with CONTIGUOUS_ONLY.installed():
         eager = write_repro(CONTIGUOUS_ONLY, "backward", [strided], 0, False, tmp_path / "e.py")
@@ -156,15 +175,22 @@ def test_the_backward_checks_scripts_reproduce_what_they_found(tmp_path):
         compiled = write_repro(
             WRONG_BACKWARD_FAKE, "compiled_backward", [case], 0, False, tmp_path / "c.py"
         )
+    with ON_KERNEL_KEY.installed():
+        misplaced = write_repro(
+            ON_KERNEL_KEY, "backward", [_case(ON_KERNEL_KEY, ("contiguous",))], 0, False,
+            tmp_path / "k.py",
+        )  # fmt: skip
     transposed = _case(TORCH_ROPE, ("transposed",))
     good = write_repro(TORCH_ROPE, "compiled_backward", [transposed], 0, False, tmp_path / "g.py")
     assert '"upstream": ("strided",)' in eager.read_text()
-    bad_eager, bad_compiled = _run(eager, compiled, cwd=CHECKOUT)
+    bad_eager, bad_compiled, bad_key = _run(eager, compiled, misplaced, cwd=CHECKOUT)
     assert bad_eager.returncode == 1, _explain(bad_eager)
     assert "[values] the gradient of buffer 'qkv'" in bad_eager.stdout
     assert "[ULP budget 2]" in bad_eager.stdout
     assert bad_compiled.returncode == 1, _explain(bad_compiled)
     assert "rope_backward_kernel" in bad_compiled.stdout and "stride" in bad_compiled.stdout
+    assert bad_key.returncode == 1, _explain(bad_key)
+    assert "[autograd]" in bad_key.stdout and "inside a backend kernel" in bad_key.stdout
     [right] = _run(good, cwd=CHECKOUT)
     assert right.returncode == 0, _explain(right)
     assert "OK: the compiled gradients are within 2 ULP" in right.stdout
