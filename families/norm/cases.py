@@ -20,6 +20,12 @@ RMS_NORM = Rows(
     constants=_epsilon,
     order=("input", "weight", "epsilon"),
 )
+RMS_NORM_BACKWARD = Rows(
+    rows={"grad": 1, "input": 1},
+    vectors={"weight": 1},
+    constants=_epsilon,
+    order=("grad", "input", "weight", "epsilon"),
+)
 FUSED_ADD = Rows(
     rows={"input": 1, "residual": 1},
     vectors={"weight": 1},

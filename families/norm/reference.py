@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import torch
 
-from oracles.core.reference import Expectation, Expected
+from oracles.core.reference import Expectation, Expected, float64_leaf, judged_dtype
 
 # Two roundings to the dtype, x * inverse and then * weight: the first one's
 # error doubles in the result's ULPs where the weight moves the product down
@@ -28,11 +28,47 @@ def normalized(
 ) -> Expected:
     """RMS normalization of float64 rows ``x``, judged in ``dtype``."""
     hidden = x.shape[-1]
+    weight = weight.to(torch.float64)
     inverse = torch.rsqrt(x.square().mean(-1, keepdim=True) + epsilon)
-    value = x * inverse * weight.to(torch.float64)
+    value = x * inverse * weight
     bound = (hidden - 1) / 2 * torch.finfo(torch.float32).eps / 2
     drift = bound / (NORM_ULP_BUDGET * torch.finfo(dtype).eps)
-    return Expected(value, value.abs() * (1 + drift))
+    gradient = _gradient_scale(x, weight, inverse, dtype)
+    return Expected(value, value.abs() * (1 + drift), gradient)
+
+
+def _gradient_scale(
+    x: torch.Tensor, weight: torch.Tensor, inverse: torch.Tensor, dtype: torch.dtype
+) -> torch.Tensor:
+    """What rms_norm's gradients are judged at (``Expected.gradient_scale``).
+
+    With A = |g w| inv and B = inv^3 sum|g w x| / hidden, the input's
+    gradient inv (g w - x inv^2 sum(g w x) / hidden) has terms of opposite
+    sign; a backward in float32 (as the kernels') is off by at most
+    A (3u + d) + |x| B ((hidden + 7) u + 3d), u float32's unit roundoff and
+    d = (hidden + 6) u / 2 the inverse RMS's relative error; the weight's,
+    a sum over rows of g x inv, by (rows + 1) u + d of the sum of its terms'
+    magnitudes. The budget leaves 1.5 ULP of the dtype past the final
+    rounding, so each term is scaled by 1 + (its bound / 1.5 ULP). Written
+    so that every term's gradient takes the sign of x (signs and factors
+    held constant): the gradient of sum(this * |g|) is A (1 + a) + |x| B (1 + b).
+    """
+    hidden, rows = x.shape[-1], max(1, x.numel() // max(1, x.shape[-1]))
+    u = torch.finfo(torch.float32).eps / 2
+    d = (hidden + 6) * u / 2
+    allowance = 1.5 * torch.finfo(dtype).eps
+    a = max(3 * u + d, (rows + 1) * u + d) / allowance
+    b = ((hidden + 7) * u + 3 * d) / allowance
+    held = inverse.detach()
+    x_sign, w_sign = _sign(x), _sign(weight)
+    first = (x * x_sign) * (weight * w_sign) * held * (1 + a)
+    second = (x * x_sign).detach() * weight.detach().abs() * held**3
+    return first + second * x.square().sum(-1, keepdim=True) / (2 * hidden) * (1 + b)
+
+
+def _sign(t: torch.Tensor) -> torch.Tensor:
+    """+1 or -1 (never 0), held constant."""
+    return torch.where(t.detach() < 0, -1.0, 1.0).to(t.dtype)
 
 
 def added(input: torch.Tensor, residual: torch.Tensor) -> Expected:
@@ -42,7 +78,25 @@ def added(input: torch.Tensor, residual: torch.Tensor) -> Expected:
 
 
 def rms_norm_outputs(input: torch.Tensor, weight: torch.Tensor, epsilon: float) -> Expectation:
-    return Expectation(outputs=(normalized(input.to(torch.float64), weight, epsilon, input.dtype),))
+    dtype = judged_dtype(input)
+    return Expectation(outputs=(normalized(input.to(torch.float64), weight, epsilon, dtype),))
+
+
+def rms_norm_backward_outputs(
+    grad: torch.Tensor, input: torch.Tensor, weight: torch.Tensor, epsilon: float
+) -> Expectation:
+    """rms_norm's gradients for input and weight, given the upstream
+    ``grad``: the float64 gradients of the reference, at its gradient scale
+    (what the backward checks judge rms_norm's formula by)."""
+    with torch.enable_grad():
+        x, w = float64_leaf(input), float64_leaf(weight)
+        forward = normalized(x, w, epsilon, judged_dtype(input))
+        g = grad.to(torch.float64)
+        values = torch.autograd.grad((forward.value * g).sum(), (x, w), retain_graph=True)
+        scales = torch.autograd.grad((forward.gradient_scale * g.abs()).sum(), (x, w))
+    return Expectation(
+        outputs=tuple(Expected(v, s.abs()) for v, s in zip(values, scales, strict=True))
+    )
 
 
 def fused_add_rms_norm_writes(
@@ -50,7 +104,7 @@ def fused_add_rms_norm_writes(
 ) -> Expectation:
     """residual becomes input + residual; input, that sum normalized."""
     total = added(input, residual)
-    normed = normalized(total.value, weight, epsilon, input.dtype)
+    normed = normalized(total.value, weight, epsilon, judged_dtype(input))
     return Expectation(writes={"input": normed, "residual": total})
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from families import OPAQUE_MODES, prepare_native, prepared, triton_prepare
 from families.norm import ops, reference
-from families.norm.cases import FUSED_ADD, RMS_NORM, model_example
+from families.norm.cases import FUSED_ADD, RMS_NORM, RMS_NORM_BACKWARD, model_example
 from kernels import triton as triton_kernels
 from oracles.core.calls import read_back
 from oracles.core.spec import Spec
@@ -41,7 +41,21 @@ def norm_spec(name: str, op: Any, rows: Rows, **fields: Any) -> Spec:
 PROFILE_TAG_MODES = {"ci": {"norm": OPAQUE_MODES}}
 
 SPECS = [
-    norm_spec("rms_norm", "conformance::rms_norm", RMS_NORM, reference=reference.rms_norm_outputs),
+    # Its autograd formula runs the C++ backward kernel: gradients for input and weight.
+    norm_spec(
+        "rms_norm",
+        "conformance::rms_norm",
+        RMS_NORM,
+        reference=reference.rms_norm_outputs,
+        grads=("input", "weight"),
+    ),
+    # rms_norm's C++ backward kernel, which its autograd formula runs.
+    norm_spec(
+        "rms_norm_backward",
+        "conformance::rms_norm_backward",
+        RMS_NORM_BACKWARD,
+        reference=reference.rms_norm_backward_outputs,
+    ),
     # The C++ rms_norm ported to Triton: the same Cases and verdicts.
     norm_spec(
         "rms_norm_triton",

@@ -9,7 +9,10 @@ registry does, so the registry lint sees them as well as the checks.
   Tensor)``, a fake returning three;
 - ``fused_add_rms_norm_fresh_residual``: writes input and residual and
   returns them (``-> (Tensor(a!), Tensor(b!))``); its fake returns a fresh
-  residual instead of the argument.
+  residual instead of the argument;
+- ``rms_norm_no_mean_term``: rms_norm with an autograd formula that forgets
+  the input gradient's second term, ``- x inv^2 mean(g w x)`` (the gradient
+  through the mean of squares), as a hand-written backward can.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ import functools
 import torch
 
 from families import prepared
-from families.norm import reference
-from families.norm.cases import FUSED_ADD
+from families.norm import ops, reference
+from families.norm.cases import FUSED_ADD, RMS_NORM
 from families.norm.specs import norm_spec
 from kernels.build import load_kernels
 from oracles.core.reference import Expectation
@@ -52,12 +55,34 @@ FAKES = {
 }
 
 
+def _no_mean_term(ctx, grad):
+    input, weight = ctx.saved_tensors
+    x, g, w = input.float(), grad.float(), weight.float()
+    inverse = torch.rsqrt(x.square().mean(-1, keepdim=True) + ctx.epsilon)
+    grad_input = (g * w * inverse).to(input.dtype)
+    grad_weight = (g * x * inverse).reshape(-1, x.shape[-1]).sum(0).to(weight.dtype)
+    return grad_input, grad_weight, None
+
+
 @functools.cache
 def register() -> None:
     """Build and load the zoo's ops and register their fakes (once)."""
     load_kernels()
     for name, fake in FAKES.items():
         torch.library.register_fake(f"conformance_zoo::{name}", fake)
+    library = torch.library.Library("conformance_zoo", "FRAGMENT")  # noqa: TOR901
+    library.define("rms_norm_no_mean_term(Tensor input, Tensor weight, float epsilon) -> Tensor")
+    library.impl("rms_norm_no_mean_term", torch.ops.conformance.rms_norm, "CPU")
+    torch.library.register_fake(
+        "conformance_zoo::rms_norm_no_mean_term", ops.rms_norm_fake, lib=library
+    )
+    torch.library.register_autograd(
+        "conformance_zoo::rms_norm_no_mean_term",
+        _no_mean_term,
+        setup_context=ops.save_inputs,
+        lib=library,
+    )
+    register.library = library  # type: ignore[attr-defined]  # kept alive
 
 
 def returned_writes(input, residual, weight, epsilon) -> Expectation:
@@ -82,4 +107,13 @@ SPECS = [
     _zoo_spec("add_rms_norm_returns_one", reference=reference.add_rms_norm_outputs),
     _zoo_spec("add_rms_norm_stats_returns_three", reference=None),
     _zoo_spec("fused_add_rms_norm_fresh_residual", reference=returned_writes),
+    norm_spec(
+        "rms_norm_no_mean_term",
+        "conformance_zoo::rms_norm_no_mean_term",
+        RMS_NORM,
+        reference=reference.rms_norm_outputs,
+        grads=("input", "weight"),
+        families=("norm", "zoo", "backward"),
+        prepare=prepared(register),
+    ),
 ]

@@ -13,7 +13,7 @@ from typing import Any
 import torch
 
 from oracles.core.observation import flatten_outputs
-from oracles.core.reference import Expectation, Expected
+from oracles.core.reference import Expectation, Expected, float64_leaf
 
 
 def _program_in_float64(
@@ -27,7 +27,7 @@ def _program_in_float64(
         name: (b.to(torch.float64, copy=True) if b.is_floating_point() else b.clone())
         for name, b in originals.items()
     }
-    if field == "scale":
+    if field != "value":  # a scale run: the program on magnitudes
         buffers = {n: (b.abs() if b.is_floating_point() else b) for n, b in buffers.items()}
 
     def stand_in(**args: Any) -> Any:
@@ -47,13 +47,15 @@ def program_expectation(
     reference: Callable[..., Expectation],
     originals: dict[str, torch.Tensor],
     bind: Callable[[dict[str, torch.Tensor]], dict[str, Any]],
+    scale: str = "scale",
 ) -> tuple[tuple | None, dict[str, Expected]]:
     """What ``program`` gives in float64 with the op replaced by ``reference``'s
-    values (and, in a second run, their scales): its outputs and buffers, from
-    the Case's buffers ``originals`` and ``bind`` making the op's arguments of them."""
+    values (and, in a second run, their scales, or the Expected attribute
+    ``scale`` names): its outputs and buffers, from the Case's buffers
+    ``originals`` and ``bind`` making the op's arguments of them."""
     expectation = reference(**bind(originals))
     values, value_buffers = _program_in_float64(program, bind, originals, expectation, "value")
-    scales, scale_buffers = _program_in_float64(program, bind, originals, expectation, "scale")
+    scales, scale_buffers = _program_in_float64(program, bind, originals, expectation, scale)
     values, scales = flatten_outputs(values), flatten_outputs(scales)
     outputs = (
         None
@@ -87,16 +89,14 @@ def gradient_expectation(
 ) -> dict[str, Expected | None]:
     """The float64 gradients of ``program``'s outputs (``reference`` in the
     op's place) with respect to the buffers ``wrt``, each output ``i`` given
-    ``upstream[i]``. A gradient's scale is the gradient of the outputs' scales
-    weighted by the upstream gradients' magnitudes: for arithmetic linear in
-    each input (a rotation, a selection) that is the sum of the magnitudes of
-    the terms the gradient adds up, so cancellation is judged by the rounding
-    its terms allow, as outputs are."""
-    leaves = {
-        n: (b.detach().to(torch.float64).requires_grad_() if n in wrt else b)
-        for n, b in originals.items()
-    }
-    outputs, _ = program_expectation(program, reference, leaves, bind)
+    ``upstream[i]``. A gradient's scale is the gradient of the outputs'
+    gradient scales (``Expected.gradient_scale``: their scales, unless the
+    reference writes one) weighted by the upstream gradients' magnitudes: for
+    arithmetic linear in each input (a rotation, a selection) that is the sum
+    of the magnitudes of the terms the gradient adds up, so cancellation is
+    judged by the rounding its terms allow, as outputs are."""
+    leaves = {n: (float64_leaf(b) if n in wrt else b) for n, b in originals.items()}
+    outputs, _ = program_expectation(program, reference, leaves, bind, "gradient_scale")
     assert outputs is not None, "upstream gradients come from outputs"
     value = sum((outputs[i].value * g.to(torch.float64)).sum() for i, g in upstream.items())
     scale = sum((outputs[i].scale * g.to(torch.float64).abs()).sum() for i, g in upstream.items())

@@ -18,8 +18,23 @@ import torch
 
 @dataclasses.dataclass(frozen=True)
 class Expected:
+    """A value and its scale; ``gradient``, where a reference gives one, is
+    what gradients of the value are judged at instead of the scale's own
+    gradient (see ``gradient_scale``)."""
+
     value: torch.Tensor  # float64
     scale: torch.Tensor  # float64, >= 0
+    gradient: torch.Tensor | None = None  # float64, differentiable in the inputs
+
+    @property
+    def gradient_scale(self) -> torch.Tensor:
+        """What the gradient of this value is judged at: the gradient of
+        ``sum(gradient_scale * |upstream|)``, in magnitude. The scale serves
+        where the value is linear in each input (its gradient is then the
+        magnitude of the terms the gradient sums); a nonlinear value's
+        gradient has terms of opposite sign that cancel, so its reference
+        writes one whose every term's gradient takes one sign."""
+        return self.scale if self.gradient is None else self.gradient
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,6 +43,26 @@ class Expectation:
 
     outputs: tuple[Expected, ...] = ()
     writes: Mapping[str, Expected] = dataclasses.field(default_factory=dict)
+
+
+# The attribute of a float64 copy that says the dtype of the buffer it copies.
+_JUDGED_DTYPE = "judged_dtype"
+
+
+def judged_dtype(tensor: torch.Tensor) -> torch.dtype:
+    """The dtype an argument has in the Case: its own, or, where the suite
+    differentiates a float64 copy of the Case's buffer (the backward check's
+    float64 gradients), that buffer's. A reference whose scale depends on
+    the tested dtype reads it here."""
+    base = tensor if tensor._base is None else tensor._base
+    return getattr(base, _JUDGED_DTYPE, tensor.dtype)
+
+
+def float64_leaf(buffer: torch.Tensor) -> torch.Tensor:
+    """A float64 copy of ``buffer`` that takes gradients and remembers its dtype."""
+    leaf = buffer.detach().to(torch.float64).requires_grad_()
+    setattr(leaf, _JUDGED_DTYPE, buffer.dtype)
+    return leaf
 
 
 def exact(tensor: torch.Tensor) -> Expected:

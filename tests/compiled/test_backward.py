@@ -12,11 +12,14 @@ import pytest
 import torch
 from hypothesis import settings
 
+from families.norm import zoo as norm_zoo
 from families.rope import backward_zoo
 from oracles.checks.backward import check_backward
 from oracles.checks.compiled_backward import check_compiled_backward
+from oracles.core.case import Buffer, Case, View
 from oracles.core.findings import CheckFailure
 from oracles.core.gradients import upstream_gradient
+from oracles.core.reference import Expected
 from oracles.core.spec import SpecError
 from oracles.core.verdicts import AUTOGRAD, HARNESS, VALUES
 from oracles.core.verdicts import COMPILED as COMPILED_VERDICT
@@ -25,7 +28,7 @@ from oracles.repro.script import write_repro
 from oracles.runner.loading import validate
 from oracles.runner.property import run_property
 from oracles.strategies.sampling import sample
-from oracles.strategies.upstream import upstream_cases
+from oracles.strategies.upstream import upstream_cases, upstream_examples
 from suites.catalog import builtin_specs
 from suites.policy import check_examples, selected_modes
 from tests.compiled.test_registry import CHECKOUT
@@ -33,6 +36,8 @@ from tests.compiled.test_repro import _explain, _run
 
 TORCH_ROPE = next(s for s in builtin_specs() if s.name == "rotary_embedding_torch")
 CONTIGUOUS_ONLY, NO_AUTOGRAD, WRONG_BACKWARD_FAKE, ON_KERNEL_KEY = backward_zoo.SPECS
+RMS_NORM = next(s for s in builtin_specs() if s.name == "rms_norm")
+NO_MEAN_TERM = next(s for s in norm_zoo.SPECS if s.name == "rms_norm_no_mean_term")
 FEW = settings(max_examples=6, database=None)
 
 
@@ -109,6 +114,34 @@ def test_a_formula_registered_at_a_backend_key_is_named_though_eager_is_right():
         assert check_backward(CONTIGUOUS_ONLY, _case(CONTIGUOUS_ONLY, ("contiguous",))) == []
         missing = check_backward(NO_AUTOGRAD, _case(NO_AUTOGRAD, ("contiguous",)))
     assert "no kernel at an autograd key" not in str(missing[0])
+
+
+def _hidden_one(dtype: torch.dtype) -> Case:
+    """A row of one element: rms_norm's input gradient cancels to next to nothing."""
+    buffers = {"input": Buffer((1, 1), dtype), "weight": Buffer((1,), dtype)}
+    args = {"input": View("input"), "weight": View("weight"), "epsilon": 1e-6}
+    return Case(buffers, args, seed=3, upstream=("contiguous",))
+
+
+def test_a_norms_gradients_are_judged_at_the_scale_its_reference_writes(monkeypatch):
+    """rms_norm's input gradient, inv (g w - x inv^2 mean(g w x)), subtracts
+    terms that cancel. Its reference writes the scale its gradients are
+    judged at (``Expected.gradient``): the C++ backward kernel passes, and a
+    formula that forgets the second term fails. Judged at the gradient of its
+    outputs' scale instead, the right kernel would fail where the terms cancel."""
+    cases = [*upstream_examples(RMS_NORM), *sample(upstream_cases(RMS_NORM), 12)]
+    with RMS_NORM.installed():
+        for case in [*cases, _hidden_one(torch.float32)]:
+            assert check_backward(RMS_NORM, case) == [], case.describe()
+        found = check_compiled_backward(RMS_NORM, cases[0], None, INDUCTOR)
+        assert found == [], found
+        monkeypatch.setattr(Expected, "gradient_scale", property(lambda self: self.scale))
+        cancelled = check_backward(RMS_NORM, _hidden_one(torch.float32))
+    assert [f.verdict for f in cancelled] == [VALUES]
+    with NO_MEAN_TERM.installed():
+        wrong = check_backward(NO_MEAN_TERM, upstream_examples(NO_MEAN_TERM)[0])
+    assert [f.verdict for f in wrong] == [VALUES], wrong
+    assert "the gradient of buffer 'input'" in str(wrong[0]) and "[ULP budget 4]" in str(wrong[0])
 
 
 def test_a_compile_that_differentiates_nothing_is_no_verdict():

@@ -1,6 +1,7 @@
 // RMS normalization on the CPU, shaped after the serving frameworks' kernels:
 // rms_norm returns a fresh output; fused_add_rms_norm adds the residual in
 // place (residual = input + residual) and normalizes that sum into input.
+// rms_norm_backward is rms_norm's gradient, as training kernels compute it.
 // Rows are [..., hidden] views with a contiguous last dimension; the sum of
 // squares accumulates in float, as the GPU kernels' do.
 #include <ATen/ATen.h>
@@ -10,6 +11,7 @@
 
 #include <cmath>
 #include <tuple>
+#include <vector>
 
 namespace conformance {
 namespace {
@@ -60,6 +62,51 @@ at::Tensor rms_norm(const at::Tensor& input, const at::Tensor& weight, double ep
     }
   });
   return out;
+}
+
+// With inv = 1 / rms(x) and s = sum(g * w * x) over the row:
+//   grad_input = inv * (g * w - x * inv^2 * s / hidden),
+//   grad_weight = sum over rows of g * x * inv,
+// every sum accumulated in float; grad (the upstream gradient) in rows like input's.
+std::tuple<at::Tensor, at::Tensor> rms_norm_backward(const at::Tensor& grad,
+                                                     const at::Tensor& input,
+                                                     const at::Tensor& weight, double epsilon) {
+  const int64_t rows = check_rows(input, "input", weight);
+  check_rows(grad, "grad", weight);
+  TORCH_CHECK(grad.sizes() == input.sizes(), "rms_norm_backward: grad ", grad.sizes(),
+              " and input ", input.sizes(), " differ in shape");
+  const int64_t hidden = input.size(-1);
+  at::Tensor grad_input = at::empty(input.sizes(), input.options());
+  std::vector<float> grad_weight(hidden, 0.0f);
+  AT_DISPATCH_FLOATING_TYPES_AND2(
+      at::kBFloat16, at::kHalf, input.scalar_type(), "rms_norm_backward", [&] {
+        const scalar_t* w = weight.data_ptr<scalar_t>();
+        const int64_t w_stride = weight.stride(0);
+        scalar_t* dx = grad_input.data_ptr<scalar_t>();
+        for (int64_t r = 0; r < rows; ++r) {
+          const scalar_t* x = input.data_ptr<scalar_t>() + row_offset(input, r);
+          const scalar_t* g = grad.data_ptr<scalar_t>() + row_offset(grad, r);
+          float squares = 0.0f;
+          float s = 0.0f;
+          for (int64_t i = 0; i < hidden; ++i) {
+            const float v = static_cast<float>(x[i]);
+            squares += v * v;
+            s += static_cast<float>(g[i]) * static_cast<float>(w[i * w_stride]) * v;
+          }
+          const float inv = inverse_rms(squares, hidden, epsilon);
+          const float coefficient = s * inv * inv / static_cast<float>(hidden);
+          for (int64_t i = 0; i < hidden; ++i) {
+            const float v = static_cast<float>(x[i]);
+            const float gw = static_cast<float>(g[i]) * static_cast<float>(w[i * w_stride]);
+            dx[r * hidden + i] = static_cast<scalar_t>((gw - v * coefficient) * inv);
+            grad_weight[i] += static_cast<float>(g[i]) * v * inv;
+          }
+        }
+      });
+  at::Tensor weight_grad =
+      at::from_blob(grad_weight.data(), {hidden}, at::TensorOptions().dtype(at::kFloat))
+          .to(weight.scalar_type(), /*non_blocking=*/false, /*copy=*/true);
+  return {grad_input, weight_grad};
 }
 
 void fused_add_rms_norm(at::Tensor& input, at::Tensor& residual, const at::Tensor& weight,
@@ -119,12 +166,16 @@ std::tuple<at::Tensor, at::Tensor> fused_add_rms_norm_returning(at::Tensor& inpu
 TORCH_LIBRARY_FRAGMENT(conformance, m) {
   m.def("rms_norm(Tensor input, Tensor weight, float epsilon) -> Tensor");
   m.def(
+      "rms_norm_backward(Tensor grad, Tensor input, Tensor weight, float epsilon) -> "
+      "(Tensor, Tensor)");
+  m.def(
       "fused_add_rms_norm(Tensor(a!) input, Tensor(b!) residual, Tensor weight, "
       "float epsilon) -> ()");
 }
 
 TORCH_LIBRARY_IMPL(conformance, CPU, m) {
   m.impl("rms_norm", &rms_norm);
+  m.impl("rms_norm_backward", &rms_norm_backward);
   m.impl("fused_add_rms_norm", &fused_add_rms_norm);
 }
 
