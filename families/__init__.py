@@ -30,6 +30,8 @@ def prepared(register: Callable[[], None]) -> Callable[[], None]:
         except KernelsUnavailable as error:
             raise Unavailable(str(error)) from error
 
+    if register.__qualname__ == register.__name__:  # a module's function a script can call
+        prepare.registers = (register.__module__, register.__name__)
     return prepare
 
 

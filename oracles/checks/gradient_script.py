@@ -33,21 +33,30 @@ def bind_of(case):
         return arguments(*tensors.values(), *case["sizes"])
 
     return bind
-"""
 
-_EAGER_MAIN = """
-def main():
-    case = CASES[0]
+
+def eager_gradients(case):
+    # The eager run, and the [autograd] Finding where the op's formula is
+    # missing or sits inside a backend kernel (no gradients to judge then).
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         eager = run(model, case)
     if formula_inside_kernel(op, eager.outputs):
         inside = "its formula runs inside a backend kernel, which torch.compile never runs"
-        return report([Finding("autograd", f"{OP_NAME} has no autograd kernel: {inside}")])
+        return eager, Finding("autograd", f"{OP_NAME} has no autograd kernel: {inside}")
     said = [str(w.message) for w in caught if NO_FORMULA in str(w.message)]
     if said or (eager.error is not None and "no autograd formula" in str(eager.error)):
         why = said[0].split(". ")[0] if said else error_text(eager.error)
-        return report([Finding("autograd", f"{OP_NAME} has no autograd formula ({why})")])
+        return eager, Finding("autograd", f"{OP_NAME} has no autograd formula ({why})")
+    return eager, None
+"""
+
+_EAGER_MAIN = """
+def main():
+    case = CASES[0]
+    eager, unregistered = eager_gradients(case)
+    if unregistered is not None:
+        return report([unregistered])
     if eager.error is not None:
         failed = f"the program's forward or backward raised eagerly: {error_text(eager.error)}"
         return report([Finding("crash", failed)])
@@ -68,7 +77,11 @@ def main():
 _COMPILED_MAIN = """
 def main():
     case = CASES[0]
-    eager = run(model, case)
+    eager, unregistered = eager_gradients(case)
+    if unregistered is not None and "inside a backend kernel" in unregistered.message:
+        return report([unregistered])  # torch.compile differentiates nothing
+    if unregistered is not None:
+        return report([Finding("harness", f"no verdict: {unregistered.message}")])
     if eager.error is not None:
         return report([Finding("harness", f"no verdict: eager raised: {error_text(eager.error)}")])
     compiled = run(compile_program(model), case)
@@ -120,7 +133,7 @@ def _compiled_main(spec: Spec, program: str | None, reference: str | None) -> st
     return string.Template(text).substitute(values=values)
 
 
-def _constants(spec: Spec, case: Case) -> list[tuple[str, object, str]]:
+def _gradient_constants(spec: Spec, case: Case) -> list[tuple[str, object, str]]:
     return [
         (
             "WRT",
@@ -128,6 +141,7 @@ def _constants(spec: Spec, case: Case) -> list[tuple[str, object, str]]:
             "the buffers gradients are taken with respect to",
         ),
         ("BUDGET", spec.gradient_budget, "ULPs allowed for gradients against the float64 ones"),
+        ("NO_FORMULA", NO_FORMULA[1], "torch's warning where an op has no autograd formula"),
     ]
 
 
@@ -145,10 +159,7 @@ EAGER_SCRIPT = Script(
     ),
     suite_code=lambda spec: [backward, formula_inside_kernel, gradient_expectation, within_ulps],
     helpers=lambda spec: ([REPORT], ["import warnings"]),
-    constants=lambda spec, case: [
-        *_constants(spec, case),
-        ("NO_FORMULA", NO_FORMULA[1], "torch's warning where an op has no autograd formula"),
-    ],
+    constants=_gradient_constants,
     reference=lambda spec: True,
     compiles=True,
     differentiates=True,
@@ -164,8 +175,16 @@ COMPILED_SCRIPT = Script(
         else f"the compiled gradients are within {spec.gradient_budget} ULP of the float64 "
         "ones, with eager's layout"
     ),
-    suite_code=lambda spec: [backward, metadata, bit_exact, within_ulps, gradient_expectation],
-    constants=_constants,
+    suite_code=lambda spec: [
+        backward,
+        formula_inside_kernel,
+        metadata,
+        bit_exact,
+        within_ulps,
+        gradient_expectation,
+    ],
+    helpers=lambda spec: ([REPORT], ["import warnings"]),
+    constants=_gradient_constants,
     reference=lambda spec: not spec.bit_exact,
     fake=True,
     compiles=True,

@@ -7,7 +7,7 @@ import re
 import sys
 import types
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -142,14 +142,24 @@ def _interpreter_lines() -> list[str]:
     ]
 
 
-def op_loading(spec: Spec, inliner: Inliner) -> tuple[list[str], str, types.ModuleType | None]:
-    """Lines that make the op available, its expression in the script, and
-    the user's module that defines it in Python (None for a library op)."""
+class OpLoading(NamedTuple):
+    lines: list[str]  # what makes the op available
+    expression: str  # the op in the script
+    module: types.ModuleType | None  # the user's module that defines it in Python
+    registered: bool  # the script calls the function that registered it (its fake too)
+
+
+def op_loading(spec: Spec, inliner: Inliner, differentiates: bool = False) -> OpLoading:
+    """How the script makes the op available. A library op's kernels are
+    loaded from the shared library, its fake copied; a script that
+    differentiates it also needs its autograd formula, of which torch keeps
+    no source to copy, so it calls the function that registered it
+    (``prepare.registers``), as the spec's prepare did."""
     op = spec.resolve()
     overload = spec.overload
     if overload is None:
         name = inliner.name_of(op, getattr(op, "__name__", "op_function"), "the op")
-        return [], name or "None", None
+        return OpLoading([], name or "None", None, False)
     expression = op_expression(overload)
     if isinstance(op, torch._ops.OpOverloadPacket):
         expression = expression.rpartition(".")[0]
@@ -162,7 +172,7 @@ def op_loading(spec: Spec, inliner: Inliner) -> tuple[list[str], str, types.Modu
                 f"the op's definition: {qualname} is defined in Python, but no loaded module "
                 "of the user's defines it"
             )
-            return [], expression, None
+            return OpLoading([], expression, None, False)
         lines = [
             comment(
                 f"{qualname} is defined in Python by the user's own module "
@@ -171,16 +181,13 @@ def op_loading(spec: Spec, inliner: Inliner) -> tuple[list[str], str, types.Modu
             ),
             *_interpreter_lines(),
             *_import_module_lines(module),
+            *_registering_call(spec, module),
         ]
-        # A prepare that registers the op by a call (``prepare.registers``:
-        # module and function) rather than on import: the script calls it too.
-        registers = getattr(spec.prepare, "registers", None)
-        if registers is not None:
-            call = f"importlib.import_module({literal(registers[0])}).{registers[1]}()"
-            lines.append(call)
-        return lines, expression, module
+        return OpLoading(lines, expression, module, _registers(spec) is not None)
     if overload.namespace in _TORCH_NAMESPACES or not torch.ops.loaded_libraries:
-        return [], expression, None
+        return OpLoading([], expression, None, False)
+    if differentiates and _registers(spec) is not None:
+        return OpLoading(_registering_call(spec), expression, None, True)
     lines = [
         comment(
             f"{qualname} is defined by a shared library, loaded here as the suite had it "
@@ -191,7 +198,48 @@ def op_loading(spec: Spec, inliner: Inliner) -> tuple[list[str], str, types.Modu
     lines += [
         f"torch.ops.load_library({literal(path)})" for path in sorted(torch.ops.loaded_libraries)
     ]
-    return lines, expression, None
+    return OpLoading(lines, expression, None, False)
+
+
+def _registers(spec: Spec) -> tuple[str, str] | None:
+    """A prepare that registers the op by a call rather than on import
+    (``prepare.registers``: module and function): the script calls it too."""
+    return getattr(spec.prepare, "registers", None)
+
+
+def _registering_call(spec: Spec, imported: types.ModuleType | None = None) -> list[str]:
+    """Lines that call the spec's registering function, as its prepare did
+    before every check (it loads the op's library, fake and autograd
+    formula); ``imported``, a module the script has imported already."""
+    registers = _registers(spec)
+    if registers is None:
+        return []
+    module = sys.modules[registers[0]]
+    load = f"importlib.import_module({literal(registers[0])})"
+    lines = [] if module is imported else _import_module_lines(module)
+    if lines[-1:] == [load]:
+        lines.pop()
+    return [
+        comment(
+            f"{registers[0]}.{registers[1]}() registered the op before the check ran (its "
+            "kernels, fake and autograd formula): the script calls it too."
+        ),
+        *lines,
+        f"{load}.{registers[1]}()",
+    ]
+
+
+def _registered_by_call(spec: Spec) -> bool:
+    """Whether the spec's registering function registered the fake the check
+    used (torch.library keeps where each fake was registered)."""
+    registers = _registers(spec)
+    if registers is None or spec.fake is not None or spec.overload is None:
+        return False
+    name = spec.overload._schema.name
+    kernel = torch._library.simple_registry.singleton.find(name).fake_impl.kernel
+    source = str(getattr(kernel, "source", "")).rpartition(":")[0]
+    file = getattr(sys.modules[registers[0]], "__file__", None)
+    return bool(source and file) and Path(source).resolve() == Path(str(file)).resolve()
 
 
 def _fake_of(spec: Spec) -> tuple[Any, str]:
@@ -213,15 +261,16 @@ def _registering_module(qualname: str) -> types.ModuleType | None:
     return next((m for m in modules if is_user_code(m) and getattr(m, "__file__", None)), None)
 
 
-def fake_registration(
-    spec: Spec, inliner: Inliner, defining_module: types.ModuleType | None
-) -> list[str]:
+def fake_registration(spec: Spec, inliner: Inliner, loading: OpLoading) -> list[str]:
     """Lines that register the op's fake as the check had it, its code copied."""
     overload = spec.overload
     assert overload is not None, "a Python function has no fake to register"
     fake, whence = _fake_of(spec)
     if fake is None:
         return ["# The op has no Python fake registered (the check ran without one)."]
+    if loading.registered and _registered_by_call(spec):
+        return []
+    defining_module = loading.module
     function = unwrap_user_function(fake)
     # A module defining the op in Python registers its own fake when imported.
     if (

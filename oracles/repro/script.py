@@ -127,7 +127,8 @@ def render_repro(
         if inliner.name_of(obj, obj.__name__, "the suite's comparisons") != obj.__name__:
             raise RuntimeError(f"the suite's {obj.__qualname__} was copied under another name")
     suite_blocks = len(inliner.blocks)
-    loading, op_expression, defining_module = op_loading(spec, inliner)
+    loaded = op_loading(spec, inliner, script.differentiates)
+    loading, op_expression = loaded.lines, loaded.expression
     program = None
     if script.compiles:
         program = (
@@ -140,7 +141,7 @@ def render_repro(
         reference = _copy_function(inliner, spec.reference, "reference")
     fake_lines = []
     if script.fake and spec.overload is not None:
-        fake_lines = fake_registration(spec, inliner, defining_module)
+        fake_lines = fake_registration(spec, inliner, loaded)
     suite = join(inliner.blocks[:suite_blocks])
     code = inliner.code(suite_blocks)
 

@@ -227,3 +227,31 @@ def test_the_backward_checks_scripts_reproduce_what_they_found(tmp_path):
     [right] = _run(good, cwd=CHECKOUT)
     assert right.returncode == 0, _explain(right)
     assert "OK: the compiled gradients are within 2 ULP" in right.stdout
+
+
+def test_a_library_ops_scripts_register_its_python_formula_as_the_suite_did(tmp_path):
+    """rms_norm's kernels are C++ and its fake and formula Python, registered
+    by a call (its prepare's): the scripts make that call, so the eager one
+    passes where the suite does and the zoo's wrong formula still fails. A
+    compiled script with no formula to differentiate gives no verdict."""
+    scripts = []
+    for spec, check in [
+        (RMS_NORM, "backward"),
+        (RMS_NORM, "compiled_backward"),
+        (NO_MEAN_TERM, "backward"),
+        (NO_AUTOGRAD, "compiled_backward"),
+    ]:
+        with spec.installed():
+            case = _case(spec, ("strided",))
+            path = tmp_path / f"{spec.name}_{check}.py"
+            scripts.append(write_repro(spec, check, [case], 0, False, path))
+    assert ".register()" in scripts[0].read_text()
+    assert "register_fake" not in scripts[0].read_text()  # the call registers it
+    right, compiled, wrong, missing = _run(*scripts, cwd=CHECKOUT)
+    assert right.returncode == 0, _explain(right)
+    assert "OK: every gradient is within 4 ULP" in right.stdout
+    assert compiled.returncode == 0, _explain(compiled)
+    assert wrong.returncode == 1, _explain(wrong)
+    assert "[values] the gradient of buffer 'input'" in wrong.stdout
+    assert missing.returncode == 1, _explain(missing)
+    assert "[harness] no verdict:" in missing.stdout and "no autograd formula" in missing.stdout
