@@ -1,5 +1,21 @@
 """Public: what a float64 reference returns (see ``oracles.core.reference``)."""
 
-from oracles.core.reference import Expectation, Expected, exact, judged_dtype, ulp_error
+from oracles.core.reference import (
+    Expectation,
+    Expected,
+    exact,
+    float32_excess,
+    held_sign,
+    judged_dtype,
+    ulp_error,
+)
 
-__all__ = ["Expectation", "Expected", "exact", "judged_dtype", "ulp_error"]
+__all__ = [
+    "Expectation",
+    "Expected",
+    "exact",
+    "float32_excess",
+    "held_sign",
+    "judged_dtype",
+    "ulp_error",
+]

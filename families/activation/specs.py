@@ -21,6 +21,8 @@ from oracles.core.spec import Spec
 from oracles.strategies.rows import Rows, contiguous_model, rows_batches, rows_case, rows_cases
 
 SILU_AND_MUL = Rows(rows={"result": 1, "input": 2}, order=("result", "input"))
+SILU_AND_MUL_FUNCTIONAL = Rows(rows={"input": 2}, order=("input",))
+SILU_AND_MUL_BACKWARD = Rows(rows={"grad": 1, "input": 2}, order=("grad", "input"))
 
 # silu rounded to the dtype, then the product: the first rounding's error
 # doubles in the result's ULPs where up moves the product down a binade, so
@@ -30,21 +32,21 @@ SILU_AND_MUL = Rows(rows={"result": 1, "input": 2}, order=("result", "input"))
 SILU_ULP_BUDGET = 4
 
 
-def _model_example() -> tuple:
+def _model_example(rows: Rows) -> tuple:
     """A Llama-sized MLP: 16 tokens of intermediate size 11008 in bfloat16."""
-    model = contiguous_model(SILU_AND_MUL, 2, torch.bfloat16, 11008, {})
+    model = contiguous_model(rows, 2, torch.bfloat16, 11008, {})
     return (rows_case(model, (16,), label="Llama-sized bf16 rows"),)
 
 
-def silu_spec(name: str, op: Any, **fields: Any) -> Spec:
+def silu_spec(name: str, op: Any, rows: Rows = SILU_AND_MUL, **fields: Any) -> Spec:
     defaults = {
-        "cases": rows_cases(SILU_AND_MUL),
-        "batches": functools.partial(rows_batches, SILU_AND_MUL),
+        "cases": rows_cases(rows),
+        "batches": functools.partial(rows_batches, rows),
         "reference": reference.silu_and_mul_writes,
         "ulp_budget": SILU_ULP_BUDGET,
         "program": read_back,
         "families": ("activation",),
-        "examples": _model_example(),
+        "examples": _model_example(rows),
         "prepare": prepared(ops.register),
     }
     return Spec(name=name, op=op, **{**defaults, **fields})
@@ -58,6 +60,21 @@ PROFILE_TAG_MODES = {"ci": {"activation": OPAQUE_MODES}}
 
 SPECS = [
     silu_spec("silu_and_mul", "conformance::silu_and_mul"),
+    # The functional form, whose autograd formula runs the C++ backward kernel.
+    silu_spec(
+        "silu_and_mul_functional",
+        "conformance::silu_and_mul_functional",
+        SILU_AND_MUL_FUNCTIONAL,
+        reference=reference.silu_and_mul_outputs,
+        grads=("input",),
+    ),
+    # That backward kernel: the gradient for gate and up, in float32.
+    silu_spec(
+        "silu_and_mul_backward",
+        "conformance::silu_and_mul_backward",
+        SILU_AND_MUL_BACKWARD,
+        reference=reference.silu_and_mul_backward_outputs,
+    ),
     # The C++ silu_and_mul ported to Triton: the same Cases and verdicts.
     silu_spec(
         "silu_and_mul_triton",

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import torch
 
-from oracles.core.reference import Expectation, Expected, float64_leaf, judged_dtype
+from oracles.core.reference import (
+    Expectation,
+    Expected,
+    float32_excess,
+    float64_leaf,
+    held_sign,
+    judged_dtype,
+    reference_gradients,
+)
 
 # Two roundings to the dtype, x * inverse and then * weight: the first one's
 # error doubles in the result's ULPs where the weight moves the product down
@@ -54,21 +62,14 @@ def _gradient_scale(
     held constant): the gradient of sum(this * |g|) is A (1 + a) + |x| B (1 + b).
     """
     hidden, rows = x.shape[-1], max(1, x.numel() // max(1, x.shape[-1]))
-    u = torch.finfo(torch.float32).eps / 2
-    d = (hidden + 6) * u / 2
-    allowance = 1.5 * torch.finfo(dtype).eps
-    a = max(3 * u + d, (rows + 1) * u + d) / allowance
-    b = ((hidden + 7) * u + 3 * d) / allowance
+    d = (hidden + 6) / 2  # in float32 unit roundoffs, as the bounds below
+    a = float32_excess(max(3 + d, rows + 1 + d), dtype)
+    b = float32_excess(hidden + 7 + 3 * d, dtype)
     held = inverse.detach()
-    x_sign, w_sign = _sign(x), _sign(weight)
+    x_sign, w_sign = held_sign(x), held_sign(weight)
     first = (x * x_sign) * (weight * w_sign) * held * (1 + a)
     second = (x * x_sign).detach() * weight.detach().abs() * held**3
     return first + second * x.square().sum(-1, keepdim=True) / (2 * hidden) * (1 + b)
-
-
-def _sign(t: torch.Tensor) -> torch.Tensor:
-    """+1 or -1 (never 0), held constant."""
-    return torch.where(t.detach() < 0, -1.0, 1.0).to(t.dtype)
 
 
 def added(input: torch.Tensor, residual: torch.Tensor) -> Expected:
@@ -91,12 +92,7 @@ def rms_norm_backward_outputs(
     with torch.enable_grad():
         x, w = float64_leaf(input), float64_leaf(weight)
         forward = normalized(x, w, epsilon, judged_dtype(input))
-        g = grad.to(torch.float64)
-        values = torch.autograd.grad((forward.value * g).sum(), (x, w), retain_graph=True)
-        scales = torch.autograd.grad((forward.gradient_scale * g.abs()).sum(), (x, w))
-    return Expectation(
-        outputs=tuple(Expected(v, s.abs()) for v, s in zip(values, scales, strict=True))
-    )
+        return Expectation(outputs=reference_gradients(forward, (x, w), grad))
 
 
 def fused_add_rms_norm_writes(

@@ -58,6 +58,33 @@ def judged_dtype(tensor: torch.Tensor) -> torch.dtype:
     return getattr(base, _JUDGED_DTYPE, tensor.dtype)
 
 
+def reference_gradients(
+    forward: Expected, leaves: tuple[torch.Tensor, ...], grad: torch.Tensor
+) -> tuple[Expected, ...]:
+    """The float64 gradients of ``forward`` for ``leaves`` (``float64_leaf``
+    copies) given the upstream ``grad``, each at the gradient of its
+    gradient scale: a backward kernel's reference, judged as the backward
+    checks judge the forward op's formula."""
+    g = grad.to(torch.float64)
+    values = torch.autograd.grad((forward.value * g).sum(), leaves, retain_graph=True)
+    scales = torch.autograd.grad((forward.gradient_scale * g.abs()).sum(), leaves)
+    return tuple(Expected(v, s.abs()) for v, s in zip(values, scales, strict=True))
+
+
+def held_sign(t: torch.Tensor) -> torch.Tensor:
+    """+1 or -1 (never 0) by the sign of ``t``, held constant: what a
+    ``gradient`` multiplies a term by so that its gradient takes one sign."""
+    return torch.where(t.detach() < 0, -1.0, 1.0).to(t.dtype)
+
+
+def float32_excess(units: float, dtype: torch.dtype) -> float:
+    """How far a kernel's float32 arithmetic, off by ``units`` float32 unit
+    roundoffs of the magnitude of its terms, overruns the 1.5 ULP of
+    ``dtype`` that a budget leaves past the final rounding: a term scaled by
+    ``1 + float32_excess(...)`` holds it (next to nothing in a 16-bit dtype)."""
+    return units * torch.finfo(torch.float32).eps / 2 / (1.5 * torch.finfo(dtype).eps)
+
+
 def float64_leaf(buffer: torch.Tensor) -> torch.Tensor:
     """A float64 copy of ``buffer`` that takes gradients and remembers its dtype."""
     leaf = buffer.detach().to(torch.float64).requires_grad_()

@@ -10,12 +10,16 @@ import dataclasses
 
 import pytest
 import torch
+import torch.nn.functional as F
 from hypothesis import settings
 
+from families.activation import reference as silu_reference
+from families.activation.specs import SILU_AND_MUL_FUNCTIONAL as SILU_FUNCTIONAL_ROWS
 from families.norm import zoo as norm_zoo
 from families.rope import backward_zoo
 from oracles.checks.backward import check_backward
 from oracles.checks.compiled_backward import check_compiled_backward
+from oracles.comparisons.values import within_ulps
 from oracles.core.case import Buffer, Case, View
 from oracles.core.findings import CheckFailure
 from oracles.core.gradients import upstream_gradient
@@ -27,6 +31,7 @@ from oracles.modes.compiled import COMPILED, INDUCTOR
 from oracles.repro.script import write_repro
 from oracles.runner.loading import validate
 from oracles.runner.property import run_property
+from oracles.strategies.rows import contiguous_model, rows_case
 from oracles.strategies.sampling import sample
 from oracles.strategies.upstream import upstream_cases, upstream_examples
 from suites.catalog import builtin_specs
@@ -37,6 +42,7 @@ from tests.compiled.test_repro import _explain, _run
 TORCH_ROPE = next(s for s in builtin_specs() if s.name == "rotary_embedding_torch")
 CONTIGUOUS_ONLY, NO_AUTOGRAD, WRONG_BACKWARD_FAKE, ON_KERNEL_KEY = backward_zoo.SPECS
 RMS_NORM = next(s for s in builtin_specs() if s.name == "rms_norm")
+SILU_FUNCTIONAL = next(s for s in builtin_specs() if s.name == "silu_and_mul_functional")
 NO_MEAN_TERM = next(s for s in norm_zoo.SPECS if s.name == "rms_norm_no_mean_term")
 FEW = settings(max_examples=6, database=None)
 
@@ -255,3 +261,31 @@ def test_a_library_ops_scripts_register_its_python_formula_as_the_suite_did(tmp_
     assert "[values] the gradient of buffer 'input'" in wrong.stdout
     assert missing.returncode == 1, _explain(missing)
     assert "[harness] no verdict:" in missing.stdout and "no autograd formula" in missing.stdout
+
+
+def test_silu_and_mul_gradients_are_judged_at_the_magnitude_of_their_terms(monkeypatch):
+    """silu's derivative s (1 + gate (1 - s)) is 0 near gate -1.28: a
+    float32 backward that rounds each term keeps none of the digits of the
+    difference there. Judged at its terms' magnitudes (the reference's
+    gradient scale) the C++ kernel passes and a formula that forgets the
+    second term fails; judged at the gradient of the outputs' scale, the
+    right kernel would fail."""
+    model = contiguous_model(SILU_FUNCTIONAL_ROWS, 2, torch.float32, 4096, {})
+    wide = dataclasses.replace(rows_case(model, (16,)), upstream=("contiguous",))
+    cases = [*upstream_examples(SILU_FUNCTIONAL), *sample(upstream_cases(SILU_FUNCTIONAL), 12)]
+    with SILU_FUNCTIONAL.installed():
+        for case in [*cases, wide]:
+            assert check_backward(SILU_FUNCTIONAL, case) == [], case.describe()
+        buffers = wide.allocate()
+        grad = torch.randn(16, 4096, generator=torch.Generator().manual_seed(0))
+        input = buffers["input"]
+        expected = silu_reference.silu_and_mul_backward_outputs(grad, input).outputs[0]
+        right = torch.ops.conformance.silu_and_mul_backward(grad, input)
+        gate, up = input.chunk(2, dim=-1)
+        forgetful = torch.cat([grad * up * torch.sigmoid(gate), grad * F.silu(gate)], dim=-1)
+        monkeypatch.setattr(Expected, "gradient_scale", property(lambda self: self.scale))
+        cancelled = check_backward(SILU_FUNCTIONAL, wide)
+    assert within_ulps("the gradient", right, expected, 4, "eager") == []
+    wrong = within_ulps("the gradient", forgetful, expected, 4, "eager")
+    assert [f.verdict for f in wrong] == [VALUES], wrong
+    assert [f.verdict for f in cancelled] == [VALUES], cancelled
