@@ -30,11 +30,13 @@ def silu_and_mul_backward_fake(grad: torch.Tensor, input: torch.Tensor) -> torch
     return input.new_empty(input.shape)
 
 
-def _save_input(ctx: Any, inputs: tuple, output: torch.Tensor) -> None:
+def save_input(ctx: Any, inputs: tuple, output: torch.Tensor) -> None:
+    """The formula recomputes silu from the input rather than keep it."""
     ctx.save_for_backward(inputs[0])
 
 
-def _silu_and_mul_backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+def silu_and_mul_formula(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+    """The functional form's autograd formula: the C++ backward kernel."""
     (input,) = ctx.saved_tensors
     # The kernel reads rows whose last dimension is contiguous: a transposed
     # or expanded upstream gradient (as a model's backward passes) is copied first.
@@ -52,6 +54,6 @@ def register() -> None:
     torch.library.register_fake("conformance::silu_and_mul_backward", silu_and_mul_backward_fake)
     torch.library.register_autograd(
         "conformance::silu_and_mul_functional",
-        _silu_and_mul_backward,
-        setup_context=_save_input,
+        silu_and_mul_formula,
+        setup_context=save_input,
     )

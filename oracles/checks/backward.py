@@ -6,6 +6,8 @@ transposed, strided, expanded."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from oracles.checks.check import Check, of_case
 from oracles.checks.gradient_runs import (
     eager_backward,
@@ -17,10 +19,12 @@ from oracles.checks.gradient_runs import (
 from oracles.checks.gradient_script import EAGER_SCRIPT
 from oracles.comparisons.expected import NotDifferentiable, gradient_expectation
 from oracles.comparisons.values import within_ulps
+from oracles.comparisons.writes import writes
 from oracles.core.case import Case
 from oracles.core.findings import Finding
 from oracles.core.spec import Spec, SpecError
 from oracles.core.verdicts import AUTOGRAD, CRASH, OUTPUTS, VALUES
+from oracles.modes.eager import EAGER
 from oracles.modes.programs import around
 from oracles.strategies.upstream import upstream_cases, upstream_examples
 
@@ -71,7 +75,34 @@ def check_backward(spec: Spec, case: Case) -> list[Finding]:
             found.append(one_sided(name, got is not None, "eager", "the float64 program"))
         elif got is not None and want is not None:
             found += within_ulps(gradient_label(name), got, want, spec.gradient_budget, "eager")
-    return found
+    return _with_undeclared_writes(spec, case, found)
+
+
+def _with_undeclared_writes(spec: Spec, case: Case, found: list[Finding]) -> list[Finding]:
+    """Wrong gradients of an op that writes arguments its schema declares
+    read-only: said beside them, as a formula that saves such an argument
+    reads the values written (torch's version counter sees no write the
+    schema does not declare, so eager says nothing)."""
+    if not any(f.verdict == VALUES for f in found):
+        return found
+    eager = EAGER.run(spec, case)
+    if eager.error is not None:
+        return found
+    undeclared = [
+        f.message.split(",")[0]
+        for f in writes(case, eager, spec.declared_writes, None, spec.ulp_budget)
+        if "declares read-only" in f.message
+    ]
+    if not undeclared:
+        return found
+    cause = (
+        f" ({'; '.join(undeclared)}, which its schema declares read-only: an autograd "
+        "formula that saves it reads what the kernel wrote; see the schema check)"
+    )
+    return [
+        dataclasses.replace(f, message=f.message + cause) if f.verdict == VALUES else f
+        for f in found
+    ]
 
 
 CHECK = Check(

@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from hypothesis import settings
 
 from families.activation import reference as silu_reference
+from families.activation import zoo as activation_zoo
 from families.activation.specs import SILU_AND_MUL_FUNCTIONAL as SILU_FUNCTIONAL_ROWS
 from families.norm import zoo as norm_zoo
 from families.rope import backward_zoo
@@ -43,6 +44,7 @@ TORCH_ROPE = next(s for s in builtin_specs() if s.name == "rotary_embedding_torc
 CONTIGUOUS_ONLY, NO_AUTOGRAD, WRONG_BACKWARD_FAKE, ON_KERNEL_KEY = backward_zoo.SPECS
 RMS_NORM = next(s for s in builtin_specs() if s.name == "rms_norm")
 SILU_FUNCTIONAL = next(s for s in builtin_specs() if s.name == "silu_and_mul_functional")
+[OVERWRITES_SAVED] = activation_zoo.SPECS
 NO_MEAN_TERM = next(s for s in norm_zoo.SPECS if s.name == "rms_norm_no_mean_term")
 FEW = settings(max_examples=6, database=None)
 
@@ -148,6 +150,24 @@ def test_a_norms_gradients_are_judged_at_the_scale_its_reference_writes(monkeypa
         wrong = check_backward(NO_MEAN_TERM, upstream_examples(NO_MEAN_TERM)[0])
     assert [f.verdict for f in wrong] == [VALUES], wrong
     assert "the gradient of buffer 'input'" in str(wrong[0]) and "[ULP budget 4]" in str(wrong[0])
+    assert "declares read-only" not in str(wrong[0])  # it writes nothing
+
+
+def test_a_formula_that_reads_an_input_its_kernel_overwrote_is_caught_eagerly():
+    """The kernel leaves silu(gate) in its input, undeclared, and the formula
+    saved that input: eager and compiled gradients agree, both wrong, and the
+    float64 gradients say so, naming the write."""
+    case = _case(OVERWRITES_SAVED, ("contiguous",))
+    with OVERWRITES_SAVED.installed():
+        found = check_backward(OVERWRITES_SAVED, case)
+        compiled = check_compiled_backward(OVERWRITES_SAVED, case, None, INDUCTOR)
+    assert [f.verdict for f in found] == [VALUES], found
+    assert "the gradient of buffer 'input'" in str(found[0])
+    assert (
+        "the op wrote 176128 element(s) of 'input', which its schema declares read-only: an "
+        "autograd formula that saves it reads what the kernel wrote" in str(found[0])
+    )
+    assert compiled == []
 
 
 def test_a_compile_that_differentiates_nothing_is_no_verdict():
