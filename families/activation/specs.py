@@ -82,6 +82,24 @@ SPECS = [
         prepare=triton_prepare("families.activation.triton_ops"),
         families=("activation", "triton"),
     ),
+    # The functional form and its backward kernel ported to Triton.
+    silu_spec(
+        "silu_and_mul_functional_triton",
+        "conformance::silu_and_mul_functional_triton",
+        SILU_AND_MUL_FUNCTIONAL,
+        reference=reference.silu_and_mul_outputs,
+        grads=("input",),
+        prepare=triton_prepare("families.activation.triton_ops"),
+        families=("activation", "triton"),
+    ),
+    silu_spec(
+        "silu_and_mul_backward_triton",
+        "conformance::silu_and_mul_backward_triton",
+        SILU_AND_MUL_BACKWARD,
+        reference=reference.silu_and_mul_backward_outputs,
+        prepare=triton_prepare("families.activation.triton_ops"),
+        families=("activation", "triton"),
+    ),
     # The same kernel natively, as a triton_op Inductor sees into (GPU only).
     silu_spec(
         "silu_and_mul_triton_native",

@@ -1,5 +1,7 @@
-"""The activation family's Triton op: ``conformance::silu_and_mul`` ported to
-Triton, the same schema and semantics (``result`` written in place).
+"""The activation family's Triton ops: ``conformance::silu_and_mul`` ported to
+Triton, the same schema and semantics (``result`` written in place), and its
+functional form with a backward kernel of its own, which the functional
+form's autograd formula runs, as the C++ ops.
 
 Imported only where Triton runs (see ``kernels/triton.py``).
 """
@@ -7,11 +9,17 @@ Imported only where Triton runs (see ``kernels/triton.py``).
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import torch
 import triton
 import triton.language as tl
 
+from families.activation.ops import (
+    save_input,
+    silu_and_mul_backward_fake,
+    silu_and_mul_functional_fake,
+)
 from kernels import triton as triton_kernels
 from kernels.rows import row_geometry
 from kernels.triton import launcher
@@ -66,9 +74,91 @@ def silu_and_mul_triton(result: torch.Tensor, input: torch.Tensor) -> None:
     )
 
 
+@triton.jit
+def _silu_and_mul_backward_kernel(
+    grad_input_ptr,
+    grad_ptr,
+    input_ptr,
+    d,
+    inner,
+    grad_outer,
+    grad_inner,
+    input_outer,
+    input_inner,
+    BLOCK: tl.constexpr,
+):
+    row = tl.program_id(0)
+    outer = row // inner
+    within = row % inner
+    columns = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    mask = columns < d
+    source = input_ptr + outer * input_outer + within * input_inner
+    gate = tl.load(source + columns, mask=mask, other=0).to(tl.float32)
+    up = tl.load(source + d + columns, mask=mask, other=0).to(tl.float32)
+    upstream = grad_ptr + outer * grad_outer + within * grad_inner
+    g = tl.load(upstream + columns, mask=mask, other=0).to(tl.float32)
+    # sigmoid and its complement from exp(-|gate|), as the C++ kernel.
+    e = tl.exp(-tl.abs(gate))
+    s = tl.where(gate >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    c = tl.where(gate >= 0, e / (1.0 + e), 1.0 / (1.0 + e))
+    dtype = grad_input_ptr.dtype.element_ty
+    target = grad_input_ptr + row * 2 * d
+    tl.store(target + columns, (g * up * s * (1.0 + gate * c)).to(dtype), mask=mask)
+    tl.store(target + d + columns, (g * gate * s).to(dtype), mask=mask)
+
+
+def silu_and_mul_functional_triton(input: torch.Tensor) -> torch.Tensor:
+    result = input.new_empty(silu_and_mul_functional_fake(input).shape)
+    silu_and_mul_triton(result, input)
+    return result
+
+
+def silu_and_mul_backward_triton(grad: torch.Tensor, input: torch.Tensor) -> torch.Tensor:
+    d = grad.shape[-1]
+    if input.shape[:-1] != grad.shape[:-1] or input.shape[-1] != 2 * d:
+        raise ValueError(
+            f"silu_and_mul_backward: input {list(input.shape)} must be grad "
+            f"{list(grad.shape)} with a last dimension twice as wide"
+        )
+    if input.dtype != grad.dtype:
+        raise ValueError("silu_and_mul_backward: grad and input must share a dtype")
+    grad_input = input.new_empty(input.shape)
+    outer, inner, grad_outer, grad_inner = row_geometry(grad, "grad")
+    _, _, input_outer, input_inner = row_geometry(input, "input")
+    if outer * inner == 0 or d == 0:
+        return grad_input
+    grid = (outer * inner, triton.cdiv(d, BLOCK))
+    launcher(_silu_and_mul_backward_kernel)[grid](
+        grad_input, grad, input, d, inner, grad_outer, grad_inner, input_outer, input_inner,
+        BLOCK=BLOCK,
+    )  # fmt: skip
+    return grad_input
+
+
+def _triton_formula(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+    (input,) = ctx.saved_tensors
+    # The kernel reads rows whose last dimension is contiguous, as the C++ one.
+    return torch.ops.conformance.silu_and_mul_backward_triton(grad.contiguous(), input)
+
+
 @functools.cache
 def register_triton() -> None:
-    """Register the Triton op (once)."""
+    """Register the Triton ops and the functional form's formula (once)."""
     triton_kernels.register(
         "conformance::silu_and_mul_triton", silu_and_mul_triton, mutates_args=("result",)
+    )
+    triton_kernels.register(
+        "conformance::silu_and_mul_functional_triton",
+        silu_and_mul_functional_triton,
+        mutates_args=(),
+        fake=silu_and_mul_functional_fake,
+    )
+    triton_kernels.register(
+        "conformance::silu_and_mul_backward_triton",
+        silu_and_mul_backward_triton,
+        mutates_args=(),
+        fake=silu_and_mul_backward_fake,
+    )
+    torch.library.register_autograd(
+        "conformance::silu_and_mul_functional_triton", _triton_formula, setup_context=save_input
     )
