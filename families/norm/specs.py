@@ -62,6 +62,16 @@ SPECS = [
         "conformance::rms_norm_triton",
         RMS_NORM,
         reference=reference.rms_norm_outputs,
+        grads=("input", "weight"),
+        prepare=triton_prepare("families.norm.triton_ops"),
+        families=("norm", "triton"),
+    ),
+    # Its backward kernel, which the Triton rms_norm's autograd formula runs.
+    norm_spec(
+        "rms_norm_backward_triton",
+        "conformance::rms_norm_backward_triton",
+        RMS_NORM_BACKWARD,
+        reference=reference.rms_norm_backward_outputs,
         prepare=triton_prepare("families.norm.triton_ops"),
         families=("norm", "triton"),
     ),

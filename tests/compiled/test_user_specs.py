@@ -26,7 +26,7 @@ from oracles.core.reference import Expectation, exact
 from oracles.core.spec import Spec, SpecError
 from oracles.modes.cache import compiled_programs
 from oracles.repro.inliner import Inliner
-from oracles.repro.loading import _import_module_lines, fake_registration
+from oracles.repro.loading import OpLoading, _import_module_lines, fake_registration
 from oracles.repro.script import write_repro
 from oracles.runner.loading import load_specs
 from oracles.runner.property import run_property
@@ -315,7 +315,7 @@ def test_a_closure_fake_of_a_library_op_is_registered_by_importing_its_module():
     in a loop is registered again by importing the module that made it."""
     [spec] = load_specs(str(Path(__file__).resolve().parents[1] / "user_specs/closure_specs.py"))
     inliner = Inliner(set())
-    lines = fake_registration(spec, inliner, None)
+    lines = fake_registration(spec, inliner, OpLoading([], "", None, False))
     assert not inliner.problems
     assert "made inside a function" in " ".join(lines)
     assert lines[-1] == 'importlib.import_module("closure_ops")'
