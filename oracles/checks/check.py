@@ -72,6 +72,9 @@ class Check:
     examples: Callable[[Spec], tuple[Case, ...]] | None = None
     # How its standalone repro script runs the failing Case (None: none is written).
     script: Script | None = None
+    # The check whose script reproduces a failure's Findings where another's
+    # does than its own (None: its own).
+    script_check: Callable[[list[Finding]], str | None] | None = None
 
     def explicit(self, spec: Spec) -> tuple[Case, ...]:
         """The explicit Cases the check runs for ``spec`` before generated ones."""

@@ -20,7 +20,7 @@ from oracles.comparisons.expected import gradient_expectation
 from oracles.comparisons.outputs import metadata
 from oracles.comparisons.values import bit_exact, within_ulps
 from oracles.core.case import Case
-from oracles.core.findings import Finding
+from oracles.core.findings import Finding, error_text
 from oracles.core.signature import BatchSignature
 from oracles.core.spec import Spec
 from oracles.core.verdicts import (
@@ -50,11 +50,18 @@ def check_compiled_backward(
     if formula_inside_kernel(spec.overload, eager.outputs):  # the compile would say less
         return [formula_at_a_backend_key(spec)]
     if warned is not None or eager.error is not None or (wrt and not eager.upstream):
+        why = (
+            warned.split(". ")[0]
+            if warned is not None
+            else error_text(eager.error)
+            if eager.error is not None
+            else "no output of the program requires a gradient"
+        )
         return [
             Finding(
                 HARNESS,
-                "no verdict: the eager backward did not run to gradients (the backward "
-                "check says why), so there is nothing to compare",
+                f"no verdict: the eager backward did not run to gradients ({why}), so there "
+                "is nothing to compare",
             )
         ]
     if not wrt:

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from oracles.checks.check import Check
 from oracles.checks.compiled import SCRIPT
+from oracles.checks.compiled_backward import check_compiled_backward
 from oracles.checks.differential import GIVEN, compare_compiled, evidence
 from oracles.core.case import Case
 from oracles.core.findings import ConformanceFailure, Finding, error_text
@@ -21,6 +22,7 @@ from oracles.core.spec import Spec
 from oracles.core.verdicts import (
     COMPILED,
     EXPECTED_REFUSAL,
+    HARNESS,
     INTERMEDIATE_STRIDES,
     PROGRAM,
 )
@@ -49,7 +51,22 @@ def check_programs(
     situation = Situation(case, program.dynamic, writes, program.kinds(), program.written_through)
     found = untriaged(spec, case, mode)
     runs = evidence(spec, case, None, mode, program.dynamic, program.intermediate)
-    return triage(found, situation, runs, faults.KNOWN_FAULTS)
+    found = triage(found, situation, runs, faults.KNOWN_FAULTS)
+    if found or not case.upstream or not spec.grads:
+        return found
+    return [_after_backward(f) for f in check_compiled_backward(spec, case, None, mode)]
+
+
+# What begins a Finding of the backward a drawn program ends with.
+BACKWARD = "after the program, its backward: "
+
+
+def _after_backward(finding: Finding) -> Finding:
+    """A Finding of the program's backward. Where it gives no verdict (the
+    drawn program's eager backward raised, or nothing it returns needs a
+    gradient) the program's forward was still judged: a note, not a failure."""
+    blocking = finding.blocking and finding.verdict != HARNESS
+    return dataclasses.replace(finding, message=BACKWARD + finding.message, blocking=blocking)
 
 
 def untriaged(spec: Spec, case: Case, mode: Compiled) -> list[Finding]:
@@ -84,11 +101,11 @@ def _cut_down(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Findi
     as the new bug."""
     assert isinstance(mode, Compiled)
     case = failure.cases[failure.index]
-    symptom = {f.verdict for f in failure.findings if f.blocking}
+    symptom = _symptom(failure.findings)
 
     def fails(program: Program) -> bool:
         found = check_programs(spec, dataclasses.replace(case, program=program), None, mode)
-        return {f.verdict for f in found if f.blocking} == symptom
+        return _symptom(found) == symptom
 
     program = minimize(_drawn(case), fails)
     findings = failure.findings
@@ -109,12 +126,28 @@ def _cut_down(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Findi
     ]
 
 
+def _symptom(findings: Iterable[Finding]) -> set[tuple[str, bool]]:
+    """The blocking verdicts, each with whether the program's backward gave it."""
+    return {(f.verdict, f.message.startswith(BACKWARD)) for f in findings if f.blocking}
+
+
 def bug_key(findings: Iterable[Finding], mode: Mode, program: Program) -> str:
     """What tells two failing programs apart as bugs: the symptom (blocking
     verdicts), the Mode, static or dynamic, and the kinds of Step left."""
-    symptom = "+".join(sorted({f.verdict for f in findings if f.blocking})) or "none"
+    blocking = [f for f in findings if f.blocking]
+    symptom = "+".join(sorted({f.verdict for f in blocking})) or "none"
+    if any(f.message.startswith(BACKWARD) for f in blocking):
+        symptom += " in the backward"
     shapes = "dynamic" if program.dynamic else "static"
     return f"{symptom}/{mode.name}/{shapes}/{','.join(program.kinds())}"
+
+
+def _script_check(findings: Iterable[Finding]) -> str | None:
+    """A failure of a program's backward is reproduced by the compiled
+    backward check's script, around the same program."""
+    if any(f.blocking and f.message.startswith(BACKWARD) for f in findings):
+        return "compiled_backward"
+    return None
 
 
 CHECK = Check(
@@ -127,4 +160,5 @@ CHECK = Check(
     cases=program_cases,
     # A drawn program's script is the compiled check's, around that program.
     script=SCRIPT,
+    script_check=_script_check,
 )

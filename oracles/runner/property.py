@@ -409,11 +409,12 @@ def _write_repro(
     if check.script is None:
         return
     case = failure.cases[failure.index]
+    other = check.script_check(failure.findings) if check.script_check is not None else None
     try:
         failure.script = shown(
             write_repro(
                 spec,
-                check,
+                check if other is None else CHECKS[other],
                 failure.cases,
                 failure.index,
                 failure.batched,

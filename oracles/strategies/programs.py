@@ -39,6 +39,7 @@ from oracles.core.observation import flatten_outputs
 from oracles.core.program import STEPS, Program, Step
 from oracles.core.spec import Spec
 from oracles.strategies.legality import internally_overlapping, overlap
+from oracles.strategies.upstream import upstream_layouts
 
 # Steps drawn before and after the op, at most.
 BEFORE = 3
@@ -478,6 +479,10 @@ def programs(
 @st.composite
 def program_cases(draw: st.DrawFn, spec: Spec, kinds: tuple[str, ...] | None = None) -> Case:
     """A Case of ``spec`` and a program drawn around its op (of Steps of
-    ``kinds`` only, if given)."""
+    ``kinds`` only, if given). For a spec with ``grads``, the program ends
+    with a backward through the op half the time: the Case then carries its
+    upstream gradients' layouts (none shrinks first)."""
     case = draw(spec.cases)
-    return dataclasses.replace(case, program=draw(programs(spec, case, kinds)))
+    case = dataclasses.replace(case, program=draw(programs(spec, case, kinds)))
+    backward: bool = bool(spec.grads) and draw(st.booleans())
+    return dataclasses.replace(case, upstream=draw(upstream_layouts())) if backward else case

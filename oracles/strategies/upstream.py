@@ -12,11 +12,15 @@ from oracles.core.gradients import CONTIGUOUS, UPSTREAM_LAYOUTS
 from oracles.core.spec import Spec
 
 
+def upstream_layouts() -> st.SearchStrategy[tuple[str, ...]]:
+    """One to three upstream layouts, cycled over a program's differentiable
+    outputs; contiguous shrinks first."""
+    return st.lists(st.sampled_from(UPSTREAM_LAYOUTS), min_size=1, max_size=3).map(tuple)
+
+
 def upstream_cases(spec: Spec) -> st.SearchStrategy[Case]:
-    """The spec's Cases, each given one to three upstream layouts (cycled over
-    its differentiable outputs); contiguous shrinks first."""
-    layouts = st.lists(st.sampled_from(UPSTREAM_LAYOUTS), min_size=1, max_size=3)
-    return st.tuples(spec.cases, layouts).map(
+    """The spec's Cases, each given ``upstream_layouts``."""
+    return st.tuples(spec.cases, upstream_layouts()).map(
         lambda drawn: dataclasses.replace(drawn[0], upstream=tuple(drawn[1]))
     )
 

@@ -18,8 +18,10 @@ from families.activation import zoo as activation_zoo
 from families.activation.specs import SILU_AND_MUL_FUNCTIONAL as SILU_FUNCTIONAL_ROWS
 from families.norm import zoo as norm_zoo
 from families.rope import backward_zoo
+from oracles.checks import CHECKS
 from oracles.checks.backward import check_backward
 from oracles.checks.compiled_backward import check_compiled_backward
+from oracles.checks.programs import BACKWARD, bug_key, check_programs
 from oracles.comparisons.values import within_ulps
 from oracles.core.case import Buffer, Case, View
 from oracles.core.findings import CheckFailure
@@ -32,6 +34,7 @@ from oracles.modes.compiled import COMPILED, INDUCTOR
 from oracles.repro.script import write_repro
 from oracles.runner.loading import validate
 from oracles.runner.property import run_property
+from oracles.strategies.programs import program_cases
 from oracles.strategies.rows import contiguous_model, rows_case
 from oracles.strategies.sampling import sample
 from oracles.strategies.upstream import upstream_cases, upstream_examples
@@ -183,8 +186,6 @@ def test_a_compile_that_differentiates_nothing_is_no_verdict():
 
 
 def test_backward_checks_run_in_no_deployment_mode_and_a_compile_is_an_example():
-    from oracles.checks import CHECKS
-
     assert {m.name for m in CHECKS["compiled_backward"].modes}.isdisjoint({"export", "aoti"})
     assert "export" in selected_modes("all")
     assert check_examples("compiled_backward") == 2  # the dev profile's
@@ -309,3 +310,29 @@ def test_silu_and_mul_gradients_are_judged_at_the_magnitude_of_their_terms(monke
     wrong = within_ulps("the gradient", forgetful, expected, 4, "eager")
     assert [f.verdict for f in wrong] == [VALUES], wrong
     assert [f.verdict for f in cancelled] == [VALUES], cancelled
+
+
+def test_a_drawn_program_can_end_with_a_backward_through_the_op(tmp_path):
+    """The programs check differentiates half the drawn programs of a spec
+    with grads: the compiled gradients against eager's, as the compiled
+    backward check judges the spec's own program. A formula wrong for the
+    upstream layouts AOTAutograd passes fails there, its script the compiled
+    backward's around the drawn program; a backward with no verdict (the
+    drawn program's eager backward raised) is a note; a right op is silent."""
+    programs = CHECKS["programs"]
+    with CONTIGUOUS_ONLY.installed():
+        drawn = [c for c in sample(program_cases(CONTIGUOUS_ONLY), 6) if c.upstream]
+        judged = [(c, check_programs(CONTIGUOUS_ONLY, c, None, INDUCTOR)) for c in drawn]
+        failing, found = next((c, f) for c, f in judged if any(x.blocking for x in f))
+        script = tmp_path / "p.py"
+        backward_script = CHECKS[programs.script_check(found)]
+        write_repro(CONTIGUOUS_ONLY, backward_script, [failing], 0, False, script)
+    assert all(x.message.startswith(BACKWARD) for _, f in judged for x in f), judged
+    assert any(not x.blocking and x.verdict == HARNESS for _, f in judged for x in f), judged
+    assert {x.verdict for x in found} == {VALUES}
+    assert "the gradient of buffer 'query'" in str(found)
+    assert "in the backward" in bug_key(found, INDUCTOR, failing.program)
+    [run] = _run(script, cwd=CHECKOUT)
+    assert run.returncode == 1 and "[values] the gradient of buffer" in run.stdout, _explain(run)
+    for case in [c for c in sample(program_cases(TORCH_ROPE), 4) if c.upstream][:1]:
+        assert check_programs(TORCH_ROPE, case, None, INDUCTOR) == [], case.describe()
