@@ -45,6 +45,16 @@ def check_compiled_backward(
     spec: Spec, case: Case, batch: BatchSignature | None, mode: Mode
 ) -> list[Finding]:
     """The compiled program's gradients agree with eager's."""
+    return judged_backward(spec, case, mode, summed=False)
+
+
+def judged_backward(spec: Spec, case: Case, mode: Mode, summed: bool) -> list[Finding]:
+    """The compiled program's gradients against eager's: bit for bit where
+    the spec is bit-exact, unless ``summed`` (a drawn program that may use a
+    value several times, whose gradients are sums a compiled backward may
+    add up in another order): then a gradient whose bits differ is judged
+    by the spec's gradient budget against the float64 gradients, as an
+    inexact spec's always are."""
     assert isinstance(mode, Compiled)
     wrt, eager, warned = eager_backward(spec, case)
     if formula_inside_kernel(spec.overload, eager.outputs):  # the compile would say less
@@ -88,12 +98,18 @@ def check_compiled_backward(
             found += metadata(label, want, got, mode.name, "eager")
             if spec.bit_exact:
                 found += bit_exact(label, got, want, mode.name, "eager")
-    if spec.bit_exact or found:
+    if spec.bit_exact and (not summed or not found):
         return found
-    assert spec.reference is not None, "validation refuses bit_exact=False without a reference"
-    expected = gradient_expectation(
-        around(spec, case), spec.reference, case.allocate(), case.bind, wrt, eager.upstream
-    )
+    if found and not all(f.verdict == VALUES for f in found):
+        return found
+    assert spec.reference is not None, "validation refuses grads without a reference"
+    try:
+        expected = gradient_expectation(
+            around(spec, case), spec.reference, case.allocate(), case.bind, wrt, eager.upstream
+        )
+    except Exception as error:  # a drawn program the float64 program cannot run
+        return [Finding(HARNESS, f"no verdict: the float64 program raised {error_text(error)}")]
+    found = []
     for name in wrt:
         gradient, reference = compiled.grads[name], expected[name]
         if gradient is not None and reference is not None:

@@ -29,9 +29,14 @@ NO_FORMULA = ("no autograd formula was registered", "an autograd kernel was not 
 AUTOGRAD_KEYS = ("Autograd", "AutogradCPU", "AutogradCUDA", "CompositeImplicitAutograd")
 
 
-def eager_backward(spec: Spec, case: Case) -> tuple[list[str], Backward, str | None]:
+def eager_backward(
+    spec: Spec,
+    case: Case,
+    given: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
+) -> tuple[list[str], Backward, str | None]:
     """The program eagerly, then its gradients: the buffers differentiated,
-    the run, and torch's warning that the op has no autograd formula."""
+    the run, and torch's warning that the op has no autograd formula
+    (``given``: see ``backward``)."""
     wrt = differentiated(spec.grads, case)
     op, program = spec.resolve(), around(spec, case)
     with warnings.catch_warnings(record=True) as caught:
@@ -42,6 +47,7 @@ def eager_backward(spec: Spec, case: Case) -> tuple[list[str], Backward, str | N
             wrt,
             case.seed,
             case.upstream,
+            given,
         )
     said = [str(w.message) for w in caught if any(n in str(w.message) for n in NO_FORMULA)]
     return wrt, run, said[0] if said else None

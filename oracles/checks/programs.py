@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from oracles.checks.check import Check
 from oracles.checks.compiled import SCRIPT
-from oracles.checks.compiled_backward import check_compiled_backward
+from oracles.checks.compiled_backward import judged_backward
 from oracles.checks.differential import GIVEN, compare_compiled, evidence
 from oracles.core.case import Case
 from oracles.core.findings import ConformanceFailure, Finding, error_text
@@ -34,6 +34,7 @@ from oracles.strategies.programs import program_cases
 from oracles.strategies.shrink import minimize
 from oracles.triage import faults
 from oracles.triage.engine import Situation, triage
+from oracles.triage.gradients import explained_backward
 
 
 def _drawn(case: Case) -> Program:
@@ -54,7 +55,8 @@ def check_programs(
     found = triage(found, situation, runs, faults.KNOWN_FAULTS)
     if found or not case.upstream or not spec.grads:
         return found
-    return [_after_backward(f) for f in check_compiled_backward(spec, case, None, mode)]
+    found = [_after_backward(f) for f in judged_backward(spec, case, mode, summed=True)]
+    return explained_backward(spec, case, mode, found)
 
 
 # What begins a Finding of the backward a drawn program ends with.

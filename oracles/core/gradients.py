@@ -86,10 +86,13 @@ def backward(
     wrt: Sequence[str],
     seed: int,
     layouts: Sequence[str],
+    given: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
 ) -> Backward:
     """Run ``forward`` on ``buffers`` (leaves where in ``wrt``), then
     ``torch.autograd.grad`` of its outputs, each with its upstream gradient
-    (``upstream_gradients`` of the Case's ``seed`` and ``layouts``)."""
+    (``upstream_gradients`` of the Case's ``seed`` and ``layouts``; what
+    ``given(output, gradient)`` makes of it, where given: a known fault's
+    predicted handling of it)."""
     inputs = leaves(buffers, wrt)
     try:
         outputs = flatten_outputs(forward(inputs))
@@ -97,6 +100,8 @@ def backward(
         return Backward(None, (), {}, {}, error)
     flags = tuple(isinstance(o, torch.Tensor) and o.requires_grad for o in outputs or ())
     upstream = upstream_gradients(seed, layouts, outputs or (), flags)
+    if given is not None:
+        upstream = {i: given(outputs[i], g) for i, g in upstream.items()}  # type: ignore[index]
     grads: dict[str, torch.Tensor | None] = dict.fromkeys(wrt)
     if upstream:
         try:

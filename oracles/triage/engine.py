@@ -211,12 +211,13 @@ class KnownFault:
             return f"with {offs} off the program agrees with eager, and with no other switch"
         return f"the compiled program computes its predicted answer ({self.predicts})"
 
-    def explain(self, finding: Finding) -> Finding:
-        """``finding``, demoted to a non-blocking report of this fault."""
+    def explain(self, finding: Finding, shown: str | None = None) -> Finding:
+        """``finding``, demoted to a non-blocking report of this fault
+        (``shown``: its evidence in words, where not ``shown_by``'s)."""
         return Finding(
             KNOWN_COMPILER_FAULT,
             f"{finding} (explained by the known Inductor fault {self.name!r} of torch "
-            f"{torch.__version__}: {self.summary}; evidence: {self.shown_by()}; "
+            f"{torch.__version__}: {self.summary}; evidence: {shown or self.shown_by()}; "
             f"{self.references()}repro: {self.repro})",
             blocking=False,
             fault=self.name,

@@ -26,9 +26,10 @@ from oracles.comparisons.values import within_ulps
 from oracles.core.case import Buffer, Case, View
 from oracles.core.findings import CheckFailure
 from oracles.core.gradients import upstream_gradient
+from oracles.core.program import Program, Step
 from oracles.core.reference import Expected
 from oracles.core.spec import SpecError
-from oracles.core.verdicts import AUTOGRAD, HARNESS, VALUES
+from oracles.core.verdicts import AUTOGRAD, HARNESS, KNOWN_COMPILER_FAULT, VALUES
 from oracles.core.verdicts import COMPILED as COMPILED_VERDICT
 from oracles.modes.compiled import COMPILED, INDUCTOR
 from oracles.repro.script import write_repro
@@ -38,6 +39,7 @@ from oracles.strategies.programs import program_cases
 from oracles.strategies.rows import contiguous_model, rows_case
 from oracles.strategies.sampling import sample
 from oracles.strategies.upstream import upstream_cases, upstream_examples
+from oracles.triage.gradients import OVERLAPPING_OUTPUT_TANGENT
 from suites.catalog import builtin_specs
 from suites.policy import check_examples, selected_modes
 from tests.compiled.test_registry import CHECKOUT
@@ -314,25 +316,45 @@ def test_silu_and_mul_gradients_are_judged_at_the_magnitude_of_their_terms(monke
 
 def test_a_drawn_program_can_end_with_a_backward_through_the_op(tmp_path):
     """The programs check differentiates half the drawn programs of a spec
-    with grads: the compiled gradients against eager's, as the compiled
-    backward check judges the spec's own program. A formula wrong for the
-    upstream layouts AOTAutograd passes fails there, its script the compiled
-    backward's around the drawn program; a backward with no verdict (the
-    drawn program's eager backward raised) is a note; a right op is silent."""
+    with grads and judges the compiled gradients against the float64
+    program's. A backward op's fake wrong for its kernel fails there, its
+    script the compiled backward's around the drawn program; an op with no
+    formula gives a note, not a failure; a right op is silent."""
     programs = CHECKS["programs"]
-    with CONTIGUOUS_ONLY.installed():
-        drawn = [c for c in sample(program_cases(CONTIGUOUS_ONLY), 6) if c.upstream]
-        judged = [(c, check_programs(CONTIGUOUS_ONLY, c, None, INDUCTOR)) for c in drawn]
+    with WRONG_BACKWARD_FAKE.installed():
+        drawn = [c for c in sample(program_cases(WRONG_BACKWARD_FAKE), 6) if c.upstream]
+        judged = [(c, check_programs(WRONG_BACKWARD_FAKE, c, None, INDUCTOR)) for c in drawn]
         failing, found = next((c, f) for c, f in judged if any(x.blocking for x in f))
         script = tmp_path / "p.py"
         backward_script = CHECKS[programs.script_check(found)]
-        write_repro(CONTIGUOUS_ONLY, backward_script, [failing], 0, False, script)
-    assert all(x.message.startswith(BACKWARD) for _, f in judged for x in f), judged
-    assert any(not x.blocking and x.verdict == HARNESS for _, f in judged for x in f), judged
-    assert {x.verdict for x in found} == {VALUES}
-    assert "the gradient of buffer 'query'" in str(found)
+        write_repro(WRONG_BACKWARD_FAKE, backward_script, [failing], 0, False, script)
+    assert [x.verdict for x in found] == [COMPILED_VERDICT], found
+    assert found[0].message.startswith(BACKWARD) and "stride" in found[0].message
     assert "in the backward" in bug_key(found, INDUCTOR, failing.program)
+    with NO_AUTOGRAD.installed():
+        [case] = [c for c in sample(program_cases(NO_AUTOGRAD), 4) if c.upstream][:1]
+        [note] = check_programs(NO_AUTOGRAD, case, None, INDUCTOR)
+    assert note.verdict == HARNESS and not note.blocking and "autograd kernel was not" in str(note)
     [run] = _run(script, cwd=CHECKOUT)
-    assert run.returncode == 1 and "[values] the gradient of buffer" in run.stdout, _explain(run)
+    assert run.returncode == 1 and "rope_backward_kernel" in run.stdout, _explain(run)
     for case in [c for c in sample(program_cases(TORCH_ROPE), 4) if c.upstream][:1]:
         assert check_programs(TORCH_ROPE, case, None, INDUCTOR) == [], case.describe()
+
+
+def test_a_backward_known_fault_is_matched_by_the_gradients_it_predicts():
+    """An overlapping unfold of the op's output, returned: the compiled
+    gradient is wrong where windows overlap, and eager computes it bit for
+    bit once the upstream gradient is copied into the unfold's layout."""
+    spec = next(s for s in builtin_specs() if s.name == "apply_interleaved_rope_where")
+    program = Program(
+        ("x",), (Step("op", (), (), 1), Step("unfold", (1,), (1, 3, 2), 1)), (2,), frozenset({0})
+    )
+    buffers = {"cache": Buffer((3, 11, 64), torch.float32)}
+    args = {"x": View("cache", (("narrow", -1, 0, 32),)), "mrope_section": [8, 12, 12]}
+    case = Case(buffers, args, seed=1, program=program, upstream=("contiguous",))
+    [found] = check_programs(spec, case, None, INDUCTOR)
+    if not OVERLAPPING_OUTPUT_TANGENT.affects():
+        pytest.skip(f"torch {torch.__version__} is not known to have the fault")
+    assert found.verdict == KNOWN_COMPILER_FAULT and not found.blocking, found
+    assert "'overlapping output tangent'" in str(found)
+    assert "copied into a tensor laid out as its output" in str(found)
