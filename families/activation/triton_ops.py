@@ -23,6 +23,7 @@ from families.activation.ops import (
 from kernels import triton as triton_kernels
 from kernels.rows import row_geometry
 from kernels.triton import launcher
+from kernels.triton_rows import row_start
 
 BLOCK = 1024
 
@@ -40,18 +41,16 @@ def _silu_and_mul_kernel(
     BLOCK: tl.constexpr,
 ):
     row = tl.program_id(0)
-    outer = row // inner
-    within = row % inner
     columns = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
     mask = columns < d
-    source = input_ptr + outer * input_outer + within * input_inner
+    source = row_start(input_ptr, row, inner, input_outer, input_inner)
     gate = tl.load(source + columns, mask=mask, other=0)
     up = tl.load(source + d + columns, mask=mask, other=0)
     g = gate.to(tl.float32)
     # silu rounded to the dtype, then the product, as the C++ kernel.
     activated = (g / (1.0 + tl.exp(-g))).to(gate.dtype)
     out = (activated.to(tl.float32) * up.to(tl.float32)).to(gate.dtype)
-    target = result_ptr + outer * result_outer + within * result_inner
+    target = row_start(result_ptr, row, inner, result_outer, result_inner)
     tl.store(target + columns, out, mask=mask)
 
 
@@ -88,15 +87,13 @@ def _silu_and_mul_backward_kernel(
     BLOCK: tl.constexpr,
 ):
     row = tl.program_id(0)
-    outer = row // inner
-    within = row % inner
     columns = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
     mask = columns < d
-    source = input_ptr + outer * input_outer + within * input_inner
+    upstream = row_start(grad_ptr, row, inner, grad_outer, grad_inner)
+    g = tl.load(upstream + columns, mask=mask, other=0).to(tl.float32)
+    source = row_start(input_ptr, row, inner, input_outer, input_inner)
     gate = tl.load(source + columns, mask=mask, other=0).to(tl.float32)
     up = tl.load(source + d + columns, mask=mask, other=0).to(tl.float32)
-    upstream = grad_ptr + outer * grad_outer + within * grad_inner
-    g = tl.load(upstream + columns, mask=mask, other=0).to(tl.float32)
     # sigmoid and its complement from exp(-|gate|), as the C++ kernel.
     e = tl.exp(-tl.abs(gate))
     s = tl.where(gate >= 0, 1.0 / (1.0 + e), e / (1.0 + e))

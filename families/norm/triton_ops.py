@@ -21,6 +21,7 @@ from families.norm.ops import rms_norm_backward_fake, rms_norm_fake, save_inputs
 from kernels import triton as triton_kernels
 from kernels.rows import row_geometry
 from kernels.triton import launcher
+from kernels.triton_rows import row_start
 
 
 @triton.jit
@@ -39,7 +40,7 @@ def _rms_norm_kernel(
     row = tl.program_id(0)
     columns = tl.arange(0, BLOCK)
     mask = columns < hidden
-    source = input_ptr + (row // inner) * input_outer + (row % inner) * input_inner
+    source = row_start(input_ptr, row, inner, input_outer, input_inner)
     x = tl.load(source + columns, mask=mask, other=0)
     xf = x.to(tl.float32)
     inverse = 1.0 / tl.sqrt(tl.sum(xf * xf, axis=0) / hidden + epsilon)
@@ -95,10 +96,10 @@ def _rms_norm_backward_kernel(
     row = tl.program_id(0)
     columns = tl.arange(0, BLOCK)
     mask = columns < hidden
-    source = input_ptr + (row // inner) * input_outer + (row % inner) * input_inner
+    source = row_start(input_ptr, row, inner, input_outer, input_inner)
     x = tl.load(source + columns, mask=mask, other=0)
     xf = x.to(tl.float32)
-    upstream = grad_ptr + (row // inner) * grad_outer + (row % inner) * grad_inner
+    upstream = row_start(grad_ptr, row, inner, grad_outer, grad_inner)
     g = tl.load(upstream + columns, mask=mask, other=0).to(tl.float32)
     w = tl.load(weight_ptr + columns * weight_stride, mask=mask, other=0).to(tl.float32)
     inverse = 1.0 / tl.sqrt(tl.sum(xf * xf, axis=0) / hidden + epsilon)
