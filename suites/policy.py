@@ -52,6 +52,12 @@ COMPILES_EVERY_EXAMPLE = ("programs", "compiled_backward")
 PROFILE_CHECK_MODES: dict[str, dict[str, Sequence[str]]] = {
     "ci": {"programs": ("inductor",), "compiled_backward": ("inductor",)}
 }
+# The profiles whose generated programs may end with a backward through the
+# op. Not yet the gate, nor the README's pytest: its first gate run found
+# what needs triage before it can block a merge (a compiled backward that
+# crashed its process, float16 gradients far from float64's, gradient
+# strides of sums that differ from eager's), so the nightly runs it.
+PROGRAM_BACKWARD_PROFILES = ("nightly",)
 # The profiles that run the known compiler faults' standalone scripts: they
 # judge torch's release (and keep the known-fault list true), not the specs,
 # and each compiles in a process of its own.
@@ -113,6 +119,11 @@ def selected_modes(
         if narrowed is not None:
             chosen = [m for m in chosen if m in narrowed]
     return [m for m in (*COMPILED, *faults) if m in chosen]
+
+
+def program_backward(profile: str | None = None) -> bool:
+    """Whether the profile's generated programs may end with a backward."""
+    return (profile or settings.get_current_profile_name()) in PROGRAM_BACKWARD_PROFILES
 
 
 def _has_schema(spec: Spec) -> bool:

@@ -10,6 +10,8 @@ command that reruns exactly that Case and a standalone repro script.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import shlex
 from collections.abc import Callable
 from pathlib import Path
@@ -23,9 +25,10 @@ from oracles.core.spec import Spec, Unavailable
 from oracles.runner.loading import load_specs
 from oracles.runner.property import Tally, run_property
 from oracles.runner.replay import Replay, ReproOptions
+from oracles.strategies.programs import program_cases
 from reports.crashes import running_file
 from suites.catalog import fault_modes
-from suites.policy import batch_size, check_examples
+from suites.policy import batch_size, check_examples, program_backward
 
 
 def _run(
@@ -60,7 +63,7 @@ def _run(
         examples = check_examples(check, compiles, mode)
         run_property(
             spec,
-            check,
+            _as_the_profile_runs(check),
             base=None if examples is None else settings(max_examples=examples),
             mode=fault or mode,
             on_finding=record_finding,
@@ -88,6 +91,16 @@ def _run(
         request.node.user_properties += [("failure", reproduction(f)) for f in failure.failures]
         # The report says all there is: the suite's own stack would bury it.
         pytest.fail(failure.report(), pytrace=False)
+
+
+def _as_the_profile_runs(check: str) -> str | Check:
+    """The check, as the profile runs it: its generated programs end with no
+    backward where the profile says so."""
+    if check != "programs" or program_backward():
+        return check
+    return dataclasses.replace(
+        CHECKS[check], cases=functools.partial(program_cases, backward=False)
+    )
 
 
 def _defining(spec: Spec, config: pytest.Config) -> list[str]:

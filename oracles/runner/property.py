@@ -156,7 +156,7 @@ def tokens(findings: Sequence[Finding]) -> list[str]:
 
 def run_property(
     spec: Spec,
-    check: str,
+    check: str | Check,
     base: settings | None = None,
     mode: str | Mode | None = None,
     on_finding: Callable[[Finding, str], None] | None = None,
@@ -168,7 +168,8 @@ def run_property(
     tally: Tally | None = None,
     examples: bool = True,
 ) -> None:
-    """Run ``check`` on the spec's examples, then on generated Cases (or on
+    """Run ``check`` (a check's name, or a Check: one of them changed) on the
+    spec's examples, then on generated Cases (or on
     the Cases of ``replay`` alone), in the check's Mode called ``mode`` (by
     default its first), or in the Mode ``mode`` itself (an injected compiler
     fault, which no check lists); raise CheckFailure on blocking Findings, and
@@ -181,7 +182,8 @@ def run_property(
     word of the Case that killed it. ``tally`` counts the Cases judged.
     ``examples`` False leaves out the spec's explicit examples.
     """
-    the_check = CHECKS[check]
+    the_check = check if isinstance(check, Check) else CHECKS[check]
+    check = the_check.name
     the_mode = mode if isinstance(mode, Mode) else the_check.mode(mode)
     why = the_mode.unavailable(spec)
     if why is not None:

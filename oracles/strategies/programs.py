@@ -477,16 +477,18 @@ def programs(
 
 
 @st.composite
-def program_cases(draw: st.DrawFn, spec: Spec, kinds: tuple[str, ...] | None = None) -> Case:
+def program_cases(
+    draw: st.DrawFn, spec: Spec, kinds: tuple[str, ...] | None = None, backward: bool = True
+) -> Case:
     """A Case of ``spec`` and a program drawn around its op (of Steps of
-    ``kinds`` only, if given). For a spec with ``grads``, the program ends
-    with a backward through the op half the time: the Case then carries its
+    ``kinds`` only, if given). For a spec with ``grads`` (and ``backward``),
+    the program ends with a backward through the op half the time: the Case then carries its
     upstream gradients' layouts (none shrinks first). Its gradients are sums
     a compiled backward may add up in another order, judged against the
     float64 program's, so that program is drawn as around an inexact spec:
     it reads what the op made and writes nothing."""
     case = draw(spec.cases)
-    backward: bool = bool(spec.grads) and draw(st.booleans())
+    backward = backward and bool(spec.grads) and draw(st.booleans())
     around = dataclasses.replace(spec, bit_exact=False) if backward else spec
     case = dataclasses.replace(case, program=draw(programs(around, case, kinds)))
     return dataclasses.replace(case, upstream=draw(upstream_layouts())) if backward else case
