@@ -14,6 +14,7 @@ from oracles.checks.check import Check
 from oracles.checks.compiled import SCRIPT
 from oracles.checks.compiled_backward import judged_backward
 from oracles.checks.differential import GIVEN, compare_compiled, evidence
+from oracles.checks.gradient_runs import compiled_backward, eager_backward
 from oracles.core.case import Case
 from oracles.core.findings import ConformanceFailure, Finding, error_text
 from oracles.core.program import Program
@@ -25,6 +26,7 @@ from oracles.core.verdicts import (
     HARNESS,
     INTERMEDIATE_STRIDES,
     PROGRAM,
+    VALUES,
 )
 from oracles.modes.compiled import COMPILED as COMPILED_MODES
 from oracles.modes.compiled import INDUCTOR, Compiled
@@ -34,7 +36,11 @@ from oracles.strategies.programs import program_cases
 from oracles.strategies.shrink import minimize
 from oracles.triage import faults
 from oracles.triage.engine import Situation, triage
-from oracles.triage.gradients import explained_backward
+from oracles.triage.gradients import (
+    OVERLAPPING_OUTPUT_TANGENT,
+    explained_backward,
+    laid_out_as_output,
+)
 
 
 def _drawn(case: Case) -> Program:
@@ -56,7 +62,22 @@ def check_programs(
     if found or not case.upstream or not spec.grads:
         return found
     found = [_after_backward(f) for f in judged_backward(spec, case, mode, summed=True)]
-    return explained_backward(spec, case, mode, found)
+    return _triaged_backward(spec, case, mode, found)
+
+
+def _triaged_backward(
+    spec: Spec, case: Case, mode: Compiled, found: list[Finding]
+) -> list[Finding]:
+    """The backward's Findings, triaged: where a known fault of the backward
+    affects this release and a value disagrees, the runs its evidence needs."""
+    if not OVERLAPPING_OUTPUT_TANGENT.affects() or not any(
+        f.blocking and f.verdict == VALUES for f in found
+    ):
+        return found
+    compiled, _ = compiled_backward(spec, case, mode)  # compiled already: no compile
+    wrt, predicted, _ = eager_backward(spec, case, laid_out_as_output)
+    _, eager, _ = eager_backward(spec, case)
+    return explained_backward(found, wrt, compiled, eager, predicted)
 
 
 # What begins a Finding of the backward a drawn program ends with.
