@@ -24,8 +24,8 @@ from oracles.checks.compiled_backward import check_compiled_backward
 from oracles.checks.programs import BACKWARD, bug_key, check_programs
 from oracles.comparisons.values import within_ulps
 from oracles.core.case import Buffer, Case, View
-from oracles.core.findings import CheckFailure
-from oracles.core.gradients import upstream_gradient
+from oracles.core.findings import CheckFailure, Finding
+from oracles.core.gradients import Backward, upstream_gradient
 from oracles.core.program import Program, Step
 from oracles.core.reference import Expected
 from oracles.core.spec import SpecError
@@ -39,7 +39,7 @@ from oracles.strategies.programs import program_cases
 from oracles.strategies.rows import contiguous_model, rows_case
 from oracles.strategies.sampling import sample
 from oracles.strategies.upstream import upstream_cases, upstream_examples
-from oracles.triage.gradients import OVERLAPPING_OUTPUT_TANGENT
+from oracles.triage.gradients import OVERLAPPING_OUTPUT_TANGENT, explained_backward
 from suites.catalog import builtin_specs
 from suites.policy import check_examples, selected_modes
 from tests.compiled.test_registry import CHECKOUT
@@ -358,3 +358,19 @@ def test_a_backward_known_fault_is_matched_by_the_gradients_it_predicts():
     assert found.verdict == KNOWN_COMPILER_FAULT and not found.blocking, found
     assert "'overlapping output tangent'" in str(found)
     assert "copied into a tensor laid out as its output" in str(found)
+
+
+def test_a_backward_known_fault_demotes_only_its_predicted_gradients():
+    """A wrong gradient other than the fault's prediction stays blocking, as
+    does one where the prediction is eager's own answer (the fault changes
+    nothing there, so it explains nothing)."""
+    finding = Finding(VALUES, f"{BACKWARD}the gradient of buffer 'x' differs")
+
+    def run(*values: float) -> Backward:
+        return Backward((), (), {"x": torch.tensor(values)}, {})
+
+    eager, predicted = run(2.0, 14.0), run(2.0, 16.0)
+    assert explained_backward([finding], ["x"], run(2.0, 15.0), eager, predicted) == [finding]
+    assert explained_backward([finding], ["x"], run(2.0, 16.0), eager, eager) == [finding]
+    [demoted] = explained_backward([finding], ["x"], run(2.0, 16.0), eager, predicted)
+    assert demoted.verdict == KNOWN_COMPILER_FAULT and not demoted.blocking
