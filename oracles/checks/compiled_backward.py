@@ -6,6 +6,8 @@ eager's shapes, strides and offsets either way."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from oracles.checks.backward import gradient_label, one_sided
 from oracles.checks.check import Check
 from oracles.checks.differential import compile_failure
@@ -28,6 +30,7 @@ from oracles.core.verdicts import (
     COMPILED,
     FAKE,
     HARNESS,
+    INTERMEDIATE_STRIDES,
     METADATA,
     OUT_ARGUMENT,
     OUTPUTS,
@@ -54,7 +57,7 @@ def judged_backward(spec: Spec, case: Case, mode: Mode, summed: bool) -> list[Fi
     value several times, whose gradients are sums a compiled backward may
     add up in another order): then a gradient whose bits differ is judged
     by the spec's gradient budget against the float64 gradients, as an
-    inexact spec's always are."""
+    inexact spec's always are, and its layout does not block."""
     assert isinstance(mode, Compiled)
     wrt, eager, warned = eager_backward(spec, case)
     if formula_inside_kernel(spec.overload, eager.outputs):  # the compile would say less
@@ -95,12 +98,13 @@ def judged_backward(spec: Spec, case: Case, mode: Mode, summed: bool) -> list[Fi
         if (want is None) != (got is None):
             found.append(one_sided(name, got is not None, mode.name, "eager"))
         elif want is not None and got is not None:
-            found += metadata(label, want, got, mode.name, "eager")
+            found += _laid_out(metadata(label, want, got, mode.name, "eager", not summed))
             if spec.bit_exact:
                 found += bit_exact(label, got, want, mode.name, "eager")
-    if spec.bit_exact and (not summed or not found):
+    blocking = [f for f in found if f.blocking]
+    if spec.bit_exact and (not summed or not blocking):
         return found
-    if found and not all(f.verdict == VALUES for f in found):
+    if not all(f.verdict == VALUES for f in blocking):
         return found
     assert spec.reference is not None, "validation refuses grads without a reference"
     try:
@@ -109,13 +113,32 @@ def judged_backward(spec: Spec, case: Case, mode: Mode, summed: bool) -> list[Fi
         )
     except Exception as error:  # a drawn program the float64 program cannot run
         return [Finding(HARNESS, f"no verdict: the float64 program raised {error_text(error)}")]
-    found = []
+    found = [f for f in found if not f.blocking]
     for name in wrt:
         gradient, reference = compiled.grads[name], expected[name]
         if gradient is not None and reference is not None:
             label = gradient_label(name)
             found += within_ulps(label, gradient, reference, spec.gradient_budget, mode.name)
     return found
+
+
+def _laid_out(found: list[Finding]) -> list[Finding]:
+    """Layout Findings of a drawn program's gradients, which say why they do
+    not block: a gradient summed over a value's uses, or passed back through
+    views, is laid out as the backward's last operation makes it, eagerly as
+    compiled, and ``torch.autograd.grad`` promises no layout. The spec's own
+    program keeps its layouts significant: there the gradients are what the
+    backward kernel (and its fake) return."""
+    return [
+        f
+        if f.blocking or f.verdict != INTERMEDIATE_STRIDES
+        else dataclasses.replace(
+            f,
+            message=f"{f.message} (a gradient of a drawn program, summed over its uses or "
+            "passed back through views: torch.autograd.grad promises no layout for it)",
+        )
+        for f in found
+    ]
 
 
 CHECK = Check(

@@ -17,7 +17,8 @@ OUTPUTS = "outputs"
 METADATA = "metadata"
 # Strides differ only in dimensions of size 1.
 SIZE_1_STRIDES = "size-1 strides"
-# A returned view of a tensor the program made has other strides.
+# A returned view of a tensor the program made, or a gradient of a drawn
+# program, has other strides: torch.compile promises neither layout.
 INTERMEDIATE_STRIDES = "intermediate strides"
 # An output aliases other inputs, or another way.
 ALIASING = "aliasing"

@@ -29,7 +29,13 @@ from oracles.core.gradients import Backward, upstream_gradient
 from oracles.core.program import Program, Step
 from oracles.core.reference import Expected
 from oracles.core.spec import SpecError
-from oracles.core.verdicts import AUTOGRAD, HARNESS, KNOWN_COMPILER_FAULT, VALUES
+from oracles.core.verdicts import (
+    AUTOGRAD,
+    HARNESS,
+    INTERMEDIATE_STRIDES,
+    KNOWN_COMPILER_FAULT,
+    VALUES,
+)
 from oracles.core.verdicts import COMPILED as COMPILED_VERDICT
 from oracles.modes.compiled import COMPILED, INDUCTOR
 from oracles.repro.script import write_repro
@@ -358,6 +364,26 @@ def test_a_backward_known_fault_is_matched_by_the_gradients_it_predicts():
     assert found.verdict == KNOWN_COMPILER_FAULT and not found.blocking, found
     assert "'overlapping output tangent'" in str(found)
     assert "copied into a tensor laid out as its output" in str(found)
+
+
+def test_a_drawn_programs_gradient_layout_is_a_note():
+    """A permuted input returned next to the op's output: its gradient is a
+    sum, laid out eagerly as the input's view and contiguous by Inductor. No
+    layout is promised for it: a note that says so, not a failure. The
+    spec's own program, whose gradient is what the backward op returns,
+    agrees in layout."""
+    spec = next(s for s in builtin_specs() if s.name == "apply_interleaved_rope_slices")
+    program = Program(("x",), (Step("op", (), (), 1),), (1, 0))
+    buffers = {"cache": Buffer((4, 3, 46), torch.float32)}
+    args = {"x": View("cache", (("permute", (1, 2, 0)),)), "mrope_section": [1, 2, 1]}
+    case = Case(buffers, args, seed=1, program=program, upstream=("contiguous", "contiguous"))
+    with spec.installed():
+        [note] = check_programs(spec, case, None, INDUCTOR)
+        own = check_compiled_backward(spec, dataclasses.replace(case, program=None), None, INDUCTOR)
+    assert note.verdict == INTERMEDIATE_STRIDES and not note.blocking, note
+    assert note.message.startswith(f"{BACKWARD}the gradient of buffer 'cache'.stride()")
+    assert "torch.autograd.grad promises no layout" in str(note)
+    assert own == []
 
 
 def test_a_backward_known_fault_demotes_only_its_predicted_gradients():
