@@ -57,7 +57,11 @@ def judged_backward(spec: Spec, case: Case, mode: Mode, summed: bool) -> list[Fi
     value several times, whose gradients are sums a compiled backward may
     add up in another order): then a gradient whose bits differ is judged
     by the spec's gradient budget against the float64 gradients, as an
-    inexact spec's always are, and its layout does not block."""
+    inexact spec's always are, and its layout does not block. A drawn
+    program whose eager backward has no gradients to give (it raised, or
+    nothing it returns needs one) gets a note: its forward was judged, and
+    the spec's own program is judged apart. A compiled backward that proves
+    nothing blocks either way."""
     assert isinstance(mode, Compiled)
     wrt, eager, warned = eager_backward(spec, case)
     if formula_inside_kernel(spec.overload, eager.outputs):  # the compile would say less
@@ -75,6 +79,7 @@ def judged_backward(spec: Spec, case: Case, mode: Mode, summed: bool) -> list[Fi
                 HARNESS,
                 f"no verdict: the eager backward did not run to gradients ({why}), so there "
                 "is nothing to compare",
+                blocking=not summed,
             )
         ]
     if not wrt:
@@ -112,7 +117,8 @@ def judged_backward(spec: Spec, case: Case, mode: Mode, summed: bool) -> list[Fi
             around(spec, case), spec.reference, case.allocate(), case.bind, wrt, eager.upstream
         )
     except Exception as error:  # a drawn program the float64 program cannot run
-        return [Finding(HARNESS, f"no verdict: the float64 program raised {error_text(error)}")]
+        raised = f"no verdict: the float64 program raised {error_text(error)}"
+        return [Finding(HARNESS, raised, blocking=not summed)]
     found = [f for f in found if not f.blocking]
     for name in wrt:
         gradient, reference = compiled.grads[name], expected[name]

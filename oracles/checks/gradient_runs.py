@@ -110,24 +110,29 @@ def compiled_backward(spec: Spec, case: Case, mode: Compiled) -> tuple[Backward,
     run = backward(forward, case.allocate(), wrt, case.seed, case.upstream)
     vacuity = program.vacuity(evidence[0]) if evidence else None
     if vacuity is None and mode.stage > 0 and run.error is None:
-        vacuity = _not_compiled_backward(run)
+        vacuity = _not_compiled_backward(run, every=case.program is None)
     return run, vacuity
 
 
-def _not_compiled_backward(run: Backward) -> str | None:
+def _not_compiled_backward(run: Backward, every: bool) -> str | None:
     """Why the gradients were not computed by a compiled backward: an output
     whose gradient never passes AOTAutograd's compiled function (a view of a
     compiled output is replayed outside the graph, so its own node is the
-    view's, with the compiled function behind it)."""
+    view's, with the compiled function behind it). Unless ``every``, one
+    output that passes it is enough: a drawn program may return views of
+    its inputs, which AOTAutograd replays outside the graph."""
     if not run.upstream:
         return "no output of the compiled program requires a gradient: nothing to differentiate"
+    eager = []
     for i in run.upstream:
         node = run.outputs[i].grad_fn  # type: ignore[index]
         if not _behind(node, lambda node: "CompiledFunction" in type(node).__name__):
-            return (
-                f"out[{i}]'s gradient comes from {type(node).__name__}, and never passes "
-                "a backward AOTAutograd compiled: autograd differentiated it eagerly"
-            )
+            eager.append(f"out[{i}]'s gradient comes from {type(node).__name__}")
+    if eager and (every or len(eager) == len(run.upstream)):
+        return (
+            f"{eager[0]}, and never passes a backward AOTAutograd compiled: autograd "
+            "differentiated it eagerly"
+        )
     return None
 
 

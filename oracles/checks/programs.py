@@ -23,7 +23,6 @@ from oracles.core.spec import Spec
 from oracles.core.verdicts import (
     COMPILED,
     EXPECTED_REFUSAL,
-    HARNESS,
     INTERMEDIATE_STRIDES,
     PROGRAM,
     VALUES,
@@ -85,11 +84,8 @@ BACKWARD = "after the program, its backward: "
 
 
 def _after_backward(finding: Finding) -> Finding:
-    """A Finding of the program's backward. Where it gives no verdict (the
-    drawn program's eager backward raised, or nothing it returns needs a
-    gradient) the program's forward was still judged: a note, not a failure."""
-    blocking = finding.blocking and finding.verdict != HARNESS
-    return dataclasses.replace(finding, message=BACKWARD + finding.message, blocking=blocking)
+    """A Finding of the program's backward."""
+    return dataclasses.replace(finding, message=BACKWARD + finding.message)
 
 
 def untriaged(spec: Spec, case: Case, mode: Compiled) -> list[Finding]:

@@ -191,6 +191,11 @@ def test_a_compile_that_differentiates_nothing_is_no_verdict():
     )
     assert [f.verdict for f in found] == [HARNESS], found
     assert "autograd differentiated it eagerly" in str(found[0])
+    # A drawn program's backward that proves nothing blocks too.
+    drawn = next(c for c in sample(program_cases(TORCH_ROPE), 4) if c.upstream)
+    found = check_programs(TORCH_ROPE, drawn, None, dataclasses.replace(dynamo_only, stage=1))
+    assert [(f.verdict, f.blocking) for f in found] == [(HARNESS, True)], found
+    assert found[0].message.startswith(BACKWARD) and "differentiated it eagerly" in str(found[0])
 
 
 def test_backward_checks_run_in_no_deployment_mode_and_a_compile_is_an_example():
