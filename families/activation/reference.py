@@ -34,13 +34,14 @@ def _gradient_scale(gate: torch.Tensor, up: torch.Tensor, dtype: torch.dtype) ->
     """What the gradients are judged at (``Expected.gradient_scale``). The
     gate's gradient g up s (1 + gate (1 - s)), s = sigmoid(gate), has terms
     of opposite sign where the gate is negative (it is 0 near -1.28); the
-    up's, g silu(gate), has one. Written so that each term's gradient takes
-    one sign, scaled by what the float32 kernel may add:
-    |up| (s + |gate| s (1 - s)) (1 + a) and |silu(gate)| (1 + b)."""
+    up's, g silu(gate), has one. Written, at a value of at least 0, so that
+    each term's gradient takes the sign of its input element, scaled by what
+    the float32 kernel may add: |up| (s + |gate| s (1 - s)) (1 + a) and
+    |silu(gate)| (1 + b)."""
     s = torch.sigmoid(gate).detach()
     a, b = float32_excess(_GATE_UNITS, dtype), float32_excess(_UP_UNITS, dtype)
-    magnitude = gate * s + gate * held_sign(gate) * gate.detach() * s * (1 - s)
-    gate_terms = up.detach().abs() * magnitude * (1 + a)
+    magnitude = s + gate.detach().abs() * s * (1 - s)
+    gate_terms = up.detach().abs() * (gate * held_sign(gate)) * magnitude * (1 + a)
     up_terms = up * held_sign(up) * torch.nn.functional.silu(gate).detach().abs() * (1 + b)
     return gate_terms + up_terms
 

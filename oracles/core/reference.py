@@ -33,7 +33,11 @@ class Expected:
         where the value is linear in each input (its gradient is then the
         magnitude of the terms the gradient sums); a nonlinear value's
         gradient has terms of opposite sign that cancel, so its reference
-        writes one whose every term's gradient takes one sign."""
+        writes one. Its value is at least 0 and every term's gradient takes
+        the sign of the input element it is taken in (``held_sign``), as the
+        gradients of the inputs' own scales do: then where a program uses an
+        input beside the op, the magnitudes of both add up instead of
+        cancelling."""
         return self.scale if self.gradient is None else self.gradient
 
 

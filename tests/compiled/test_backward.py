@@ -21,7 +21,9 @@ from families.rope import backward_zoo
 from oracles.checks import CHECKS
 from oracles.checks.backward import check_backward
 from oracles.checks.compiled_backward import check_compiled_backward
+from oracles.checks.gradient_runs import eager_backward
 from oracles.checks.programs import BACKWARD, bug_key, check_programs
+from oracles.comparisons.expected import gradient_expectation
 from oracles.comparisons.values import within_ulps
 from oracles.core.case import Buffer, Case, View
 from oracles.core.findings import CheckFailure, Finding
@@ -38,6 +40,7 @@ from oracles.core.verdicts import (
 )
 from oracles.core.verdicts import COMPILED as COMPILED_VERDICT
 from oracles.modes.compiled import COMPILED, INDUCTOR
+from oracles.modes.programs import around
 from oracles.repro.script import write_repro
 from oracles.runner.loading import validate
 from oracles.runner.property import run_property
@@ -323,6 +326,36 @@ def test_silu_and_mul_gradients_are_judged_at_the_magnitude_of_their_terms(monke
     wrong = within_ulps("the gradient", forgetful, expected, 4, "eager")
     assert [f.verdict for f in wrong] == [VALUES], wrong
     assert [f.verdict for f in cancelled] == [VALUES], cancelled
+
+
+def test_a_gradient_scale_adds_up_the_terms_of_an_input_used_beside_the_op():
+    """A program that returns the input next to silu_and_mul's output: the
+    input's gradient sums the op's term and the upstream gradient of the
+    input itself, which can cancel. Its scale is the sum of both terms'
+    magnitudes (each gradient scale takes the sign of its input element),
+    not their difference, so an eager float16 gradient within 1.5 ULP of
+    both terms passes."""
+    program = Program(("input",), (Step("op", (), (), 1),), (1, 0))
+    buffers = {"input": Buffer((8, 64), torch.float16)}
+    case = Case(buffers, {"input": View("input")}, seed=3, program=program)
+    case = dataclasses.replace(case, upstream=("contiguous",))
+    with SILU_FUNCTIONAL.installed():
+        wrt, eager, _ = eager_backward(SILU_FUNCTIONAL, case)
+
+        def expected(upstream: dict) -> Expected:
+            originals = case.allocate()
+            function = around(SILU_FUNCTIONAL, case)
+            reference = SILU_FUNCTIONAL.reference
+            return gradient_expectation(function, reference, originals, case.bind, wrt, upstream)[
+                "input"
+            ]
+
+        both = expected(eager.upstream)
+        each = [expected({i: g}) for i, g in eager.upstream.items()]
+    assert torch.allclose(both.scale, each[0].scale + each[1].scale, rtol=1e-12, atol=0)
+    gate = case.allocate()["input"][:, :32]
+    assert (gate < 0).any(), "the Case must hold negative gates, where the terms had cancelled"
+    assert within_ulps("the gradient", eager.grads["input"], both, 4, "eager") == []
 
 
 def test_a_drawn_program_can_end_with_a_backward_through_the_op(tmp_path):
