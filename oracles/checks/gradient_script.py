@@ -95,25 +95,27 @@ def main():
         if (want is None) != (got is None):
             found.append(Finding("outputs", f"{label}: only one of eager and {MODE} gives it"))
         elif want is not None:
-            found += metadata(label, want, got, MODE, "eager")
-$values
-    return report(found)
-"""
-
-_BIT_EXACT = """\
-            # Compared as raw bits: NaN equals NaN, -0.0 differs from 0.0.
-            found += bit_exact(label, got, want, MODE, "eager")"""
-
-_WITHIN_ULPS = """\
+            # A drawn program's gradients (SUMMED) are laid out as its backward
+            # makes them: torch.autograd.grad promises no layout for them.
+            found += metadata(label, want, got, MODE, "eager", not SUMMED)
+            if BIT_EXACT:  # compared as raw bits: NaN equals NaN, -0.0 differs from 0.0
+                found += bit_exact(label, got, want, MODE, "eager")
+    blocking = [f for f in found if f.blocking]
+    if (BIT_EXACT and not (SUMMED and blocking)) or any(f.verdict != "values" for f in blocking):
+        return report(found)
     # Judged by the spec's gradient budget against the float64 gradients:
-    # Inductor may reorder the backward's arithmetic.
+    # Inductor may reorder the backward's arithmetic, and a drawn program's
+    # gradients are sums it may add up in another order.
     expected = gradient_expectation(
         $program, $reference, allocate(case), bind_of(case), WRT, eager.upstream
     )
+    found = [f for f in found if not f.blocking]
     for name in WRT:
         if compiled.grads[name] is not None and expected[name] is not None:
             label = f"the gradient of buffer {name!r}"
-            found += within_ulps(label, compiled.grads[name], expected[name], BUDGET, MODE)"""
+            found += within_ulps(label, compiled.grads[name], expected[name], BUDGET, MODE)
+    return report(found)
+"""
 
 
 def _fill(spec: Spec, program: str | None, reference: str | None) -> dict[str, str]:
@@ -126,11 +128,8 @@ def _eager_main(spec: Spec, program: str | None, reference: str | None) -> str:
 
 
 def _compiled_main(spec: Spec, program: str | None, reference: str | None) -> str:
-    values = string.Template(_BIT_EXACT if spec.bit_exact else _WITHIN_ULPS).substitute(
-        _fill(spec, program, reference)
-    )
     text = _RUN.strip("\n") + "\n\n\n" + _COMPILED_MAIN.strip("\n")
-    return string.Template(text).substitute(values=values)
+    return string.Template(text).substitute(_fill(spec, program, reference))
 
 
 def _gradient_constants(spec: Spec, case: Case) -> list[tuple[str, object, str]]:
@@ -142,6 +141,8 @@ def _gradient_constants(spec: Spec, case: Case) -> list[tuple[str, object, str]]
         ),
         ("BUDGET", spec.gradient_budget, "ULPs allowed for gradients against the float64 ones"),
         ("NO_FORMULA", NO_FORMULA[1], "torch's warning where an op has no autograd formula"),
+        ("BIT_EXACT", spec.bit_exact, "the compiled gradients must equal eager's bit for bit"),
+        ("SUMMED", case.program is not None, "a drawn program's: sums, judged by the budget"),
     ]
 
 
@@ -170,7 +171,8 @@ COMPILED_SCRIPT = Script(
     "and compares the gradients.",
     main=_compiled_main,
     agreement=lambda spec: (
-        "the compiled gradients agree with eager bit for bit, with eager's layout"
+        "the compiled gradients agree with eager bit for bit (a drawn program's, or within "
+        f"{spec.gradient_budget} ULP of the float64 ones), with eager's layout"
         if spec.bit_exact
         else f"the compiled gradients are within {spec.gradient_budget} ULP of the float64 "
         "ones, with eager's layout"
@@ -185,7 +187,7 @@ COMPILED_SCRIPT = Script(
     ],
     helpers=lambda spec: ([REPORT], ["import warnings"]),
     constants=_gradient_constants,
-    reference=lambda spec: not spec.bit_exact,
+    reference=lambda spec: True,  # a drawn program's gradients may be judged by the budget
     fake=True,
     compiles=True,
     differentiates=True,

@@ -79,7 +79,8 @@ RESERVED = frozenset(
     """
     os sys torch importlib _loader op OP_NAME AGREEMENT BUDGET DECLARED CASES VIEWS OVERLOAD
     STATIC_DIMS DYNAMIC MODE BACKEND compile_program Program allocate arguments model main run_case
-    WRT NO_FORMULA run bind_of warnings caught said why eager_gradients unregistered
+    WRT NO_FORMULA BIT_EXACT SUMMED run bind_of warnings caught said why eager_gradients
+    unregistered blocking expected
     run_fake report
     FakeTensorMode
     overload case buffers before args outputs found fake fake_args error expectation

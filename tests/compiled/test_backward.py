@@ -21,7 +21,7 @@ from families.rope import backward_zoo
 from oracles.checks import CHECKS
 from oracles.checks.backward import check_backward
 from oracles.checks.compiled_backward import check_compiled_backward
-from oracles.checks.gradient_runs import eager_backward
+from oracles.checks.gradient_runs import compiled_backward, eager_backward
 from oracles.checks.programs import BACKWARD, bug_key, check_programs
 from oracles.comparisons.expected import gradient_expectation
 from oracles.comparisons.values import within_ulps
@@ -383,6 +383,36 @@ def test_a_drawn_program_can_end_with_a_backward_through_the_op(tmp_path):
     assert run.returncode == 1 and "rope_backward_kernel" in run.stdout, _explain(run)
     for case in [c for c in sample(program_cases(TORCH_ROPE), 4) if c.upstream][:1]:
         assert check_programs(TORCH_ROPE, case, None, INDUCTOR) == [], case.describe()
+
+
+def test_a_drawn_programs_backward_script_judges_by_the_budget_where_bits_differ(tmp_path):
+    """silu_and_mul's float16 gradients in a program that uses its input
+    beside the op: Inductor sums them in another order, so their bits differ
+    from eager's, within the budget of the float64 ones. The check passes it,
+    and so does its script, which judges as the check does."""
+    steps = (
+        Step("slice", (0,), (2, 220, 841, 2), 1),
+        Step("narrow", (0,), (0, 1, 1), 1),
+        Step("transpose", (1,), (2, 0), 1),
+        Step("op", (), (), 1),
+        Step("clone", (4,), (), 1),
+        Step("reshape", (3,), ((-1,),), 1),
+        Step("unfold", (2,), (1, 2, 3), 1),
+    )
+    program = Program(("input",), steps, (4, 5, 6, 7, 2))
+    buffers = {"input": Buffer((5, 5, 2001), torch.float16)}
+    view = View("input", (("narrow", 1, 0, 2), ("narrow", 2, 1, 2000), ("permute", (1, 0, 2))))
+    case = Case(buffers, {"input": view}, seed=350241, program=program)
+    case = dataclasses.replace(case, upstream=("strided", "contiguous", "transposed"))
+    script = tmp_path / "backward.py"
+    with SILU_FUNCTIONAL.installed():
+        _, eager, _ = eager_backward(SILU_FUNCTIONAL, case)
+        compiled, _ = compiled_backward(SILU_FUNCTIONAL, case, INDUCTOR)
+        assert check_programs(SILU_FUNCTIONAL, case, None, INDUCTOR) == []
+        write_repro(SILU_FUNCTIONAL, CHECKS["compiled_backward"], [case], 0, False, script)
+    assert not torch.equal(eager.grads["input"], compiled.grads["input"])
+    [run] = _run(script, cwd=CHECKOUT)
+    assert run.returncode == 0 and "OK: " in run.stdout, _explain(run)
 
 
 def test_a_backward_known_fault_is_matched_by_the_gradients_it_predicts():
