@@ -8,7 +8,7 @@ from __future__ import annotations
 import string
 
 from oracles.checks.gradient_runs import NO_FORMULA, formula_inside_kernel
-from oracles.checks.script import REPORT, Script
+from oracles.checks.script import Script
 from oracles.comparisons.expected import gradient_expectation
 from oracles.comparisons.outputs import metadata
 from oracles.comparisons.values import bit_exact, within_ulps
@@ -159,7 +159,6 @@ EAGER_SCRIPT = Script(
         f"every gradient is within {spec.gradient_budget} ULP of the float64 gradient"
     ),
     suite_code=lambda spec: [backward, formula_inside_kernel, gradient_expectation, within_ulps],
-    helpers=lambda spec: ([REPORT], ["import warnings"]),
     constants=_gradient_constants,
     reference=lambda spec: True,
     compiles=True,
@@ -185,7 +184,6 @@ COMPILED_SCRIPT = Script(
         within_ulps,
         gradient_expectation,
     ],
-    helpers=lambda spec: ([REPORT], ["import warnings"]),
     constants=_gradient_constants,
     reference=lambda spec: True,  # a drawn program's gradients may be judged by the budget
     fake=True,

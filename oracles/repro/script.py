@@ -356,8 +356,10 @@ def _header(
 
 def _preamble(imports: list[str]) -> str:
     return (
-        "from __future__ import annotations\n\nimport os\n\n"
+        "from __future__ import annotations\n\nimport os\nimport warnings\n\n"
         "# Inductor's caches off: a graph cached under an older fake replays the old bug.\n"
-        'os.environ["TORCHINDUCTOR_FORCE_DISABLE_CACHES"] = "1"\n\n'
+        'os.environ["TORCHINDUCTOR_FORCE_DISABLE_CACHES"] = "1"\n'
+        "# Dynamo says that turns its profile-guided dynamic shapes off too: expected here.\n"
+        'warnings.filterwarnings("ignore", message="dynamo_pgo force disabled")\n\n'
         + "\n".join(["import sys", "", "import torch", *imports])
     )

@@ -180,6 +180,7 @@ def test_batched_inductor_scripts_compile_once_and_judge_every_case(tmp_path):
     ok, wrong = _run(good, bad, cwd=tmp_path)
     assert ok.returncode == 0, _explain(ok)
     assert "OK: the compiled program agrees with eager bit for bit" in ok.stdout
+    assert "dynamo_pgo" not in ok.stderr, "the script's caches are off on purpose: no warning"
     assert wrong.returncode == 1, _explain(wrong)
     assert "Case 1 of 2: [values] out[0]" in wrong.stdout
     assert "Case 2 of 2: [values] out[0]" in wrong.stdout
