@@ -22,7 +22,7 @@ from oracles.comparisons.expected import gradient_expectation
 from oracles.comparisons.outputs import metadata
 from oracles.comparisons.values import bit_exact, within_ulps
 from oracles.core.case import Case
-from oracles.core.findings import Finding, error_text
+from oracles.core.findings import ConformanceFailure, Finding, error_text
 from oracles.core.signature import BatchSignature
 from oracles.core.spec import Spec
 from oracles.core.verdicts import (
@@ -35,6 +35,7 @@ from oracles.core.verdicts import (
     OUT_ARGUMENT,
     OUTPUTS,
     SIZE_1_STRIDES,
+    STAGE,
     VALUES,
 )
 from oracles.modes.compiled import COMPILED as COMPILED_MODES
@@ -42,6 +43,7 @@ from oracles.modes.compiled import Compiled
 from oracles.modes.mode import Mode
 from oracles.modes.programs import around
 from oracles.strategies.upstream import upstream_cases, upstream_examples
+from oracles.triage.stage import stage_at_fault
 
 
 def check_compiled_backward(
@@ -147,12 +149,35 @@ def _laid_out(found: list[Finding]) -> list[Finding]:
     ]
 
 
+def _stage(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Finding]:
+    """The failing Case's stage at fault: its forward and backward compiled
+    again by each stage before ``mode`` (Dynamo alone leaves the backward to
+    eager autograd over its graph; AOTAutograd compiles the backward, as
+    Inductor does), then with Inductor's passes off in turn."""
+    assert isinstance(mode, Compiled)
+    case = failure.cases[failure.index]
+    stage = stage_at_fault(spec, mode, lambda s: check_compiled_backward(spec, case, None, s))
+    return [*failure.findings, stage]
+
+
 CHECK = Check(
     check_compiled_backward,
     "the program compiled and differentiated, against eager's gradients",
-    (VALUES, METADATA, SIZE_1_STRIDES, OUTPUTS, COMPILED, FAKE, OUT_ARGUMENT, AUTOGRAD, HARNESS),
+    (
+        VALUES,
+        METADATA,
+        SIZE_1_STRIDES,
+        OUTPUTS,
+        COMPILED,
+        FAKE,
+        OUT_ARGUMENT,
+        AUTOGRAD,
+        HARNESS,
+        STAGE,
+    ),
     order=3,
     modes=tuple(mode for mode in COMPILED_MODES.values() if not mode.deploy),
+    finish=_stage,
     applies=lambda spec: bool(spec.grads),
     cases=upstream_cases,
     examples=upstream_examples,

@@ -26,7 +26,7 @@ from oracles.checks.programs import BACKWARD, bug_key, check_programs
 from oracles.comparisons.expected import gradient_expectation
 from oracles.comparisons.values import within_ulps
 from oracles.core.case import Buffer, Case, View
-from oracles.core.findings import CheckFailure, Finding
+from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
 from oracles.core.gradients import Backward, upstream_gradient
 from oracles.core.program import Program, Step
 from oracles.core.reference import Expected
@@ -36,6 +36,7 @@ from oracles.core.verdicts import (
     HARNESS,
     INTERMEDIATE_STRIDES,
     KNOWN_COMPILER_FAULT,
+    STAGE,
     VALUES,
 )
 from oracles.core.verdicts import COMPILED as COMPILED_VERDICT
@@ -218,6 +219,14 @@ def test_a_backward_ops_wrong_fake_fails_the_compiled_backward_alone():
     assert [f.verdict for f in found] == [COMPILED_VERDICT], found
     assert "stride 4096==6144" in str(found[0])
     assert "rope_backward_kernel" in str(found[0]) and "incorrect fake" in str(found[0])
+    # The stage at fault: AOTAutograd runs the real backward kernel and agrees;
+    # Inductor alone trusts the fake.
+    failure = ConformanceFailure("compiled_backward", "op", case.describe(), found, (case,))
+    with WRONG_BACKWARD_FAKE.installed():
+        *_, stage = CHECKS["compiled_backward"].finish(WRONG_BACKWARD_FAKE, INDUCTOR, failure)
+    assert stage.verdict == STAGE and not stage.blocking, stage
+    assert "every stage before inductor (Dynamo" in stage.message, stage
+    assert "the difference arises in Inductor" in stage.message and "fake check" in stage.message
 
 
 def test_gradients_of_data_movement_are_judged_with_the_budget_of_their_sums():
