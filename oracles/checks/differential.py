@@ -7,7 +7,14 @@ import torch
 
 from oracles.checks.common import crash, missing_fake, no_fake
 from oracles.comparisons.expected import program_expectation
-from oracles.comparisons.outputs import aliasing, metadata, output_aliasing, output_label, structure
+from oracles.comparisons.outputs import (
+    aliasing,
+    metadata,
+    output_aliasing,
+    output_label,
+    past_storage,
+    structure,
+)
 from oracles.comparisons.values import bit_exact, within_ulps
 from oracles.core.case import Case, View
 from oracles.core.findings import Finding, error_text
@@ -120,6 +127,9 @@ def compare_compiled(
             if isinstance(want, torch.Tensor)
         ]
     )
+    overrun = [past_storage(label, got, mode.name) for _, label, _, got in pairs]
+    found += [f for f in overrun if f is not None]
+    pairs = [pair for pair, f in zip(pairs, overrun, strict=True) if f is None]
     for i, label, want, got in pairs:
         significant = i not in intermediate
         found += metadata(label, want, got, mode.name, "eager", significant)

@@ -58,6 +58,25 @@ def structure(
     ]
 
 
+def past_storage(label: str, tensor: torch.Tensor, mode: str) -> Finding | None:
+    """A tensor whose view reaches past the end of its storage: a compiled
+    program that returns one hands out memory it does not own, and reading
+    it reads past the end (so nothing else of it is compared)."""
+    if tensor.numel() == 0:
+        return None
+    reach = tensor.storage_offset() + 1
+    reach += sum((n - 1) * stride for n, stride in zip(tensor.shape, tensor.stride(), strict=True))
+    holds = tensor.untyped_storage().nbytes() // tensor.element_size()
+    if reach <= holds:
+        return None
+    return Finding(
+        METADATA,
+        f"{label} in {mode} reaches element {reach - 1} of its storage, which holds {holds}: "
+        f"its view (shape {list(tensor.shape)}, stride {tensor.stride()}, offset "
+        f"{tensor.storage_offset()}) reads past the end of its memory",
+    )
+
+
 def metadata(
     label: str,
     real: torch.Tensor,

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import torch
 
-from oracles.comparisons.outputs import aliasing, metadata, schema_aliasing, structure
+from oracles.comparisons.outputs import (
+    aliasing,
+    metadata,
+    past_storage,
+    schema_aliasing,
+    structure,
+)
 from oracles.comparisons.values import bit_exact, within_ulps
 from oracles.comparisons.writes import writes
 from oracles.core.case import Buffer, Case, View
 from oracles.core.observation import Observation
 from oracles.core.reference import Expectation, Expected, exact, ulp_error
+from oracles.core.verdicts import METADATA
 
 
 def test_bit_exact_treats_nan_as_equal_and_signed_zeros_as_different():
@@ -149,3 +156,20 @@ def test_structure_reports_missing_outputs():
     assert finding.message == (
         "the real kernel returns 2 output(s) (Tensor, Tensor) but the fake returns None"
     )
+
+
+def test_a_view_that_reaches_past_its_storage_is_a_metadata_finding():
+    """A deployed program once returned a view whose elements lie past the
+    end of its storage; reading it reads memory it does not own, so the
+    comparison says so instead of reading it."""
+    base = torch.zeros(100)
+    view = base[50:].view(10, 5)
+    assert past_storage("out[0]", view, "aoti") is None
+    base.untyped_storage().resize_(30 * base.element_size())
+    finding = past_storage("out[0]", view, "aoti")
+    assert finding is not None and finding.verdict == METADATA and finding.blocking
+    assert str(finding) == (
+        "[metadata] out[0] in aoti reaches element 99 of its storage, which holds 30: its view "
+        "(shape [10, 5], stride (5, 1), offset 50) reads past the end of its memory"
+    )
+    assert past_storage("out[0]", torch.zeros(0), "aoti") is None
