@@ -4,8 +4,9 @@ of an input that it mutated in place twice.
 ``row = buf.narrow(0, 1, 1); row.mul_(2); row.add_(1); return row``: eagerly,
 exported and under torch.compile the result shares ``buf``'s storage, so a
 later write to one shows in the other. From the AOTInductor package it is a
-fresh tensor with the same values (``buf`` is updated right). One mutation
-alone keeps the alias. Found by the suite's generated programs (around
+fresh tensor with the same values (``buf`` is updated right): the row of a
+fresh contiguous copy of ``buf``'s final values. One mutation alone keeps
+the alias here. Found by the suite's generated programs (around
 fused_add_rms_norm, silu_and_mul and the mrope ops) in its ``aoti`` Mode. No
 upstream report found.
 

@@ -41,7 +41,7 @@ def check_compiled(
     found = compare_compiled(spec, case, mode, batch)
     if not any(f.verdict == OUT_ARGUMENT for f in found):
         found += out_keyword(spec, case)
-    situation = Situation(case, batch is not None, bool(spec.declared_writes))
+    situation = Situation(case, batch is not None, bool(spec.declared_writes), deploy=mode.deploy)
     return triage(found, situation, evidence(spec, case, batch, mode), faults.KNOWN_FAULTS)
 
 

@@ -13,6 +13,7 @@ from oracles.comparisons.outputs import (
     output_aliasing,
     output_label,
     past_storage,
+    reaches_past,
     structure,
 )
 from oracles.comparisons.values import bit_exact, within_ulps
@@ -127,9 +128,9 @@ def compare_compiled(
             if isinstance(want, torch.Tensor)
         ]
     )
-    overrun = [past_storage(label, got, mode.name) for _, label, _, got in pairs]
+    overrun = [past_storage(label, got, mode.name, want) for _, label, want, got in pairs]
     found += [f for f in overrun if f is not None]
-    pairs = [pair for pair, f in zip(pairs, overrun, strict=True) if f is None]
+    pairs = [pair for pair in pairs if not reaches_past(pair[2]) and not reaches_past(pair[3])]
     for i, label, want, got in pairs:
         significant = i not in intermediate
         found += metadata(label, want, got, mode.name, "eager", significant)

@@ -54,7 +54,9 @@ def check_programs(
     assert isinstance(mode, Compiled)
     program = _drawn(case)
     writes = program.writes or bool(spec.declared_writes)
-    situation = Situation(case, program.dynamic, writes, program.kinds(), program.written_through)
+    situation = Situation(
+        case, program.dynamic, writes, program.kinds(), program.written_through, mode.deploy
+    )
     found = untriaged(spec, case, mode)
     runs = evidence(spec, case, None, mode, program.dynamic, program.intermediate)
     found = triage(found, situation, runs, faults.KNOWN_FAULTS)

@@ -74,6 +74,7 @@ from oracles.core.verdicts import (
     OUTPUTS,
 )
 from oracles.modes.compiled import Compiled
+from oracles.modes.deployment import AOTI, EXPORT
 from oracles.triage.predictions import PREDICTORS, Prediction
 from oracles.triage.switches import SWITCHES, Switch, together
 
@@ -102,6 +103,7 @@ class Situation:
     writes: bool  # the op declares in-place writes (or the program writes)
     kinds: tuple[str, ...] = ()  # the kinds of Step of a drawn program around the op
     written_through: frozenset[str] = frozenset()  # view kinds the program writes through
+    deploy: str = ""  # how a deployment Mode ran it (``Compiled.deploy``), or ""
 
     def facts(self) -> frozenset[str]:
         """What holds of it, in the words a fault's ``when`` uses (see ``FACTS``)."""
@@ -117,17 +119,20 @@ class Situation:
             [fact for fact, holds in held.items() if holds]
             + [f"step {kind}" for kind in self.kinds]
             + [f"a write through {kind}" for kind in self.written_through]
+            + ([f"deployed by {self.deploy}"] if self.deploy else [])
         )
 
 
 # The facts a fault's ``when`` may name: compiled with dynamic shapes; the op
 # (or program) writes in place; a plain argument is -0.0; a Step that reads
 # its operand at other positions than it writes; a Step that writes in place;
-# a Step of a kind (``step <kind>``); a write through a view of a kind.
+# a Step of a kind (``step <kind>``); a write through a view of a kind; run
+# by a deployment Mode (``deployed by export``, ``deployed by aoti``).
 FACTS = frozenset(
     ["dynamic", "writes", "a -0.0 argument", "a read elsewhere", "a write step"]
     + [f"step {kind}" for kind in STEPS]
     + [f"a write through {kind}" for kind in ("unfold", "as_strided")]
+    + [f"deployed by {how}" for how in (EXPORT, AOTI)]
 )
 
 

@@ -245,6 +245,101 @@ def _view_rebuilt(spec: Spec, case: Case) -> list[Prediction]:
     return found
 
 
+def _op_written(spec: Spec, program: Program) -> set[int]:
+    """The program's inputs that the op writes in place."""
+    return {program.inputs.index(n) for n in spec.declared_writes if n in program.inputs}
+
+
+def _written_inputs(spec: Spec, program: Program) -> set[int]:
+    """The program's inputs that a Step or the op writes in place."""
+    return _op_written(spec, program) | {
+        _root(program, step.operands[0])
+        for step in program.steps
+        if STEPS[step.kind].role == "write"
+    }
+
+
+def _view_replayed_on_a_copy(spec: Spec, case: Case) -> list[Prediction]:
+    """AOTInductor (``upstream/aoti_returned_view_copy.py``): a returned view
+    of an input the program writes in place (or that input itself) comes
+    back as the same views of a fresh contiguous copy of the input's final
+    values, so it no longer shares the input's storage, and its strides and
+    offset are those the views give on the copy."""
+    return _replayed(spec, case, lambda program, chain: [None])
+
+
+def _as_strided_over_a_copy(spec: Spec, case: Case) -> list[Prediction]:
+    """AOTInductor (``upstream/aoti_view_past_storage.py``): an ``as_strided``
+    in the views of a returned view of an input the program writes is made
+    over a fresh contiguous copy of its own operand, at the offset it gives
+    in the input's storage, so it may reach past the copy's end."""
+
+    def at(program: Program, chain: list[int]) -> list[int | None]:
+        return [i for i, p in enumerate(chain) if program.steps[p].kind == "as_strided"]
+
+    return _replayed(spec, case, at)
+
+
+# Where a value's views are made again from a copy: at the input they start
+# from (None), or at the ``as_strided`` at this index of their chain.
+_Copied = int | None
+
+
+def _replayed(
+    spec: Spec, case: Case, at: Callable[[Program, list[int]], list[_Copied]]
+) -> list[Prediction]:
+    """Each choice of the returned views of a written input, each made again
+    from a copy at one of the points ``at`` gives in its chain of views
+    (outermost first): which views take a fault's path depends on the writes
+    around them, so each choice is a candidate."""
+    program = case.program
+    if program is None:
+        return []
+    written = _written_inputs(spec, program)
+    ways = {}
+    for value in dict.fromkeys(program.returns):
+        chain = list(_chain(program, value))[::-1]
+        if _root(program, value) in written and (points := at(program, chain)):
+            ways[value] = [(_root(program, value), chain, point) for point in points]
+    values = list(ways)[:_MOST_REBASED]
+    found = []
+    for chosen in itertools.chain.from_iterable(
+        itertools.combinations(values, n) for n in range(1, len(values) + 1)
+    ):
+        for picked in itertools.product(*(ways[v] for v in chosen)):
+            made = program
+            for value, (root, chain, point) in zip(chosen, picked, strict=True):
+                made, again = _made_again(made, program, root, chain, point)
+                made = dataclasses.replace(
+                    made, returns=tuple(again if r == value else r for r in made.returns)
+                )
+            found.append(Prediction(dataclasses.replace(case, program=made)))
+    return found
+
+
+def _made_again(
+    made: Program, program: Program, root: int, chain: list[int], point: _Copied
+) -> tuple[Program, int]:
+    """``made`` with Steps appended that make a value of ``program`` (by the
+    views at ``chain`` from ``root``, outermost first) again from a copy: of
+    ``root`` where ``point`` is None, else the ``as_strided`` at ``point``
+    over a copy of its operand. The views after the copy are replayed on it."""
+    if point is None:
+        copy = Step("contiguous_copy", (root,), (), 1)
+        rest = chain
+    else:
+        strided = program.steps[chain[point]]
+        copy = Step("as_strided_over_a_copy", strided.operands, strided.params, 1)
+        rest = chain[point + 1 :]
+    made = made.inserted(len(made.steps), copy)
+    for position in rest:
+        last = len(made.inputs) + sum(s.outputs for s in made.steps) - 1
+        made = made.inserted(
+            len(made.steps), dataclasses.replace(program.steps[position], operands=(last,))
+        )
+    return made, len(made.inputs) + sum(s.outputs for s in made.steps) - 1
+
+
 def _copy_aliased(spec: Spec, case: Case) -> list[Prediction]:
     """The mechanism of pytorch/pytorch#198131: a ``copy_`` from a view of
     what the op then writes is replaced by that view itself, so the op reads
@@ -256,7 +351,7 @@ def _copy_aliased(spec: Spec, case: Case) -> list[Prediction]:
     op = next((i for i, s in enumerate(program.steps) if s.kind == "op"), None)
     if op is None:
         return []
-    written = {program.inputs.index(n) for n in spec.declared_writes if n in program.inputs}
+    written = _op_written(spec, program)
     aliased = [
         i
         for i, step in enumerate(program.steps[:op])
@@ -364,4 +459,6 @@ PREDICTORS: dict[str, Callable[[Spec, Case], list[Prediction]]] = {
     "returned view rebuilt contiguously at offset 0": _view_rebuilt,
     "view of a cat laid out in its inputs' stride order": _view_of_a_strided_cat,
     "assertion decomposing auto_functionalized": _decomposition_assertion,
+    "returned view of a written input replayed on a contiguous copy": _view_replayed_on_a_copy,
+    "as_strided of a written input's view made over a copy of its operand": _as_strided_over_a_copy,
 }

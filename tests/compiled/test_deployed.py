@@ -9,14 +9,21 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+import torch
 
 from oracles.checks.compiled import check_compiled
 from oracles.checks.programs import check_programs
+from oracles.comparisons.outputs import reaches_past
+from oracles.core.case import Buffer, Case, View
 from oracles.core.program import Step
 from oracles.core.signature import batch_signature
 from oracles.modes.compiled import COMPILED
+from oracles.modes.eager import EAGER
+from oracles.modes.mode import IN_PROGRAM
 from oracles.repro.script import write_repro
 from oracles.triage import faults
+from oracles.triage.engine import Situation
+from oracles.triage.predictions import PREDICTORS
 from suites.policy import check_examples
 from tests.compiled.test_compiler_faults import DYNAMIC_WRITE_BACK, TWO_NARROWS, WIDER, _spec
 from tests.compiled.test_programs import (
@@ -26,6 +33,7 @@ from tests.compiled.test_programs import (
     WHOLE,
     WINDOWS_WRITTEN_AROUND,
     _program,
+    judged,
 )
 from tests.compiled.test_repro import _explain, _run
 
@@ -99,3 +107,76 @@ def test_a_deployed_script_exports_each_case_as_the_suite_did(tmp_path) -> None:
     [result] = _run(script, cwd=tmp_path)
     assert result.returncode == 0, _explain(result)
     assert "OK: the compiled program agrees with eager bit for bit" in result.stdout
+
+
+# The op writes x, then a row of it is doubled in place and returned.
+ROW_WRITTEN_TWICE = _program(
+    OP, Step("narrow", (0,), (0, 1, 1), 1), Step("mul_", (1,)), returns=(1,)
+)
+# A strided slice of x, taken before x is written in place, restrided to a
+# fixed offset in x's storage.
+RESTRIDED_SLICE = _program(
+    Step("slice", (0,), (2, 2, 4, 2), 1),
+    OP,
+    Step("mul_", (0,)),
+    Step("as_strided", (1,), ((1, 5, 1), (10, 50, 2), 113), 1),
+    returns=(2,),
+)
+BLOCK = Case({"b": Buffer((7, 5, 10), torch.float32)}, {"x": View("b")}, 1)
+
+
+@pytest.mark.skipif(AOTI.requires() is not None, reason=str(AOTI.requires()))
+def test_aoti_returns_a_copy_of_a_written_row(monkeypatch) -> None:
+    """The row comes back as a fresh copy: an [aliasing] Finding, which
+    the fault's prediction (the row of a contiguous copy of x) explains."""
+    judged(
+        ROW_WRITTEN_TWICE, CORRECT_CASE, monkeypatch, faults.FAULTS["aoti_returned_view_copy"], AOTI
+    )
+    assert (
+        check_programs(
+            WHOLE, dataclasses.replace(CORRECT_CASE, program=ROW_WRITTEN_TWICE), None, EXPORT
+        )
+        == []
+    )
+
+
+@pytest.mark.skipif(AOTI.requires() is not None, reason=str(AOTI.requires()))
+def test_aoti_returns_a_restrided_slice_past_its_storage(monkeypatch) -> None:
+    judged(RESTRIDED_SLICE, BLOCK, monkeypatch, faults.FAULTS["aoti_view_past_storage"], AOTI)
+
+
+def _predicted(fault: str, case: Case) -> list[Case]:
+    made = PREDICTORS[faults.FAULTS[fault].predicts](WHOLE, case)
+    assert all(p.case is not None for p in made)
+    return [p.case for p in made if p.case is not None]
+
+
+def test_the_copy_faults_predict_a_copy_laid_out_as_aoti_lays_it_out() -> None:
+    """What the two faults' evidence asks of the compiled run: the row of a
+    contiguous copy of x's final values; the slice's restriding over a copy
+    of the slice alone, reaching past its 35 elements."""
+    case = dataclasses.replace(CORRECT_CASE, program=ROW_WRITTEN_TWICE)
+    [predicted] = _predicted("aoti_returned_view_copy", case)
+    eager, copied = (EAGER.run(WHOLE, c, IN_PROGRAM) for c in (case, predicted))
+    [want], [got] = eager.outputs, copied.outputs
+    assert torch.equal(got, want) and (got.stride(), got.storage_offset()) == ((4, 1), 4)
+    buffer = copied.buffers_after["b"]
+    assert got.untyped_storage().data_ptr() != buffer.untyped_storage().data_ptr()
+    # Nothing to copy where no view of an input is returned.
+    fresh = _program(OP, Step("double", (0,), (), 1), returns=(1,))
+    assert _predicted("aoti_returned_view_copy", dataclasses.replace(case, program=fresh)) == []
+
+    case = dataclasses.replace(BLOCK, program=RESTRIDED_SLICE)
+    assert _predicted("aoti_returned_view_copy", case) != []  # the copy of x: in bounds
+    [predicted] = _predicted("aoti_view_past_storage", case)
+    [got] = EAGER.run(WHOLE, predicted, IN_PROGRAM).outputs
+    assert reaches_past(got) and got.untyped_storage().nbytes() == 35 * 4
+    assert (got.stride(), got.storage_offset()) == ((10, 50, 2), 113)
+
+
+def test_the_aoti_faults_apply_to_aoti_alone() -> None:
+    case = dataclasses.replace(CORRECT_CASE, program=ROW_WRITTEN_TWICE)
+    fault = faults.FAULTS["aoti_returned_view_copy"]
+    assert fault.applies(Situation(case, False, True, deploy="aoti"))
+    for deploy in ("", "export"):
+        assert not fault.applies(Situation(case, False, True, deploy=deploy))

@@ -21,7 +21,7 @@ from oracles.core.case import Buffer, Case, View
 from oracles.core.findings import CheckFailure, Finding
 from oracles.core.program import Program, Step
 from oracles.core.spec import Spec
-from oracles.modes.compiled import INDUCTOR
+from oracles.modes.compiled import INDUCTOR, Compiled
 from oracles.modes.eager import EAGER
 from oracles.modes.mode import IN_PROGRAM
 from oracles.repro.script import write_repro
@@ -118,16 +118,18 @@ def _program(
 OP = Step("op")
 
 
-def _judged(program: Program, case: Case, monkeypatch, fault: KnownFault) -> None:
+def judged(
+    program: Program, case: Case, monkeypatch, fault: KnownFault, mode: Compiled = INDUCTOR
+) -> None:
     """Blocking without triage; with it, the known fault (where it affects this release)."""
     case = dataclasses.replace(case, program=program)
     with monkeypatch.context() as patch:
         patch.setattr(known_faults, "KNOWN_FAULTS", ())
-        blocking = [f for f in check_programs(WHOLE, case, None, INDUCTOR) if f.blocking]
+        blocking = [f for f in check_programs(WHOLE, case, None, mode) if f.blocking]
     if not fault.affects():
         return
     assert blocking, program.source()
-    found = check_programs(WHOLE, case, None, INDUCTOR)
+    found = check_programs(WHOLE, case, None, mode)
     assert not [f for f in found if f.blocking], found
     assert {f.fault for f in found if f.verdict == "known compiler fault"} == {fault.name}
 
@@ -136,7 +138,7 @@ def test_a_write_through_unfold_that_leaves_elements_uncovered(monkeypatch) -> N
     # one window of 2 columns of 4: columns 2 and 3 are not covered
     unfold = Step("unfold", (0,), (1, 2, 3), 1)
     program = _program(OP, unfold, Step("mul_", (1,)), returns=(0,), through=("unfold",))
-    _judged(program, CORRECT_CASE, monkeypatch, known_faults.FAULTS["unfold_write"])
+    judged(program, CORRECT_CASE, monkeypatch, known_faults.FAULTS["unfold_write"])
 
 
 def test_a_layout_lost_by_index_copy_(monkeypatch) -> None:
@@ -149,7 +151,7 @@ def test_a_layout_lost_by_index_copy_(monkeypatch) -> None:
         Step("double", (0,), (), 1),
         returns=(1,),
     )
-    _judged(program, transposed, monkeypatch, known_faults.FAULTS["index_copy_layout"])
+    judged(program, transposed, monkeypatch, known_faults.FAULTS["index_copy_layout"])
 
 
 def test_a_copy_taken_before_a_catalog_op_mutates_its_source(monkeypatch) -> None:
@@ -188,7 +190,7 @@ def test_a_view_of_a_cat_of_permuted_views(monkeypatch) -> None:
         Step("view", (2,), ((-1,),), 1),
         returns=(0, 3),
     )
-    _judged(program, narrow, monkeypatch, known_faults.FAULTS["cat_view"])
+    judged(program, narrow, monkeypatch, known_faults.FAULTS["cat_view"])
 
 
 def test_a_double_unfold_of_a_view_with_dynamic_sizes(monkeypatch) -> None:
@@ -201,7 +203,7 @@ def test_a_double_unfold_of_a_view_with_dynamic_sizes(monkeypatch) -> None:
         returns=(0, 3),
         dynamic=True,
     )
-    _judged(program, narrowed, monkeypatch, known_faults.FAULTS["dynamic_double_unfold"])
+    judged(program, narrowed, monkeypatch, known_faults.FAULTS["dynamic_double_unfold"])
 
 
 # A narrowed row, its windows returned after writes around the op called on
@@ -219,14 +221,14 @@ WINDOWS_WRITTEN_AROUND = _program(
 
 def test_a_returned_view_written_around_an_opaque_op(monkeypatch) -> None:
     fault = known_faults.FAULTS["dynamic_view_output"]
-    _judged(WINDOWS_WRITTEN_AROUND, NARROWED_ROW, monkeypatch, fault)
+    judged(WINDOWS_WRITTEN_AROUND, NARROWED_ROW, monkeypatch, fault)
 
 
 def test_a_write_after_a_clone_of_the_mutated_input_shows_in_the_clone(monkeypatch) -> None:
     # The clone comes back as the input itself, so the write after it shows
     # in its values as well as in its aliasing: both are the alias fault's.
     program = _program(OP, Step("clone", (0,), (), 1), Step("mul_", (0,)), returns=(1,))
-    _judged(program, CORRECT_CASE, monkeypatch, known_faults.FAULTS["mutated_input_alias"])
+    judged(program, CORRECT_CASE, monkeypatch, known_faults.FAULTS["mutated_input_alias"])
 
 
 # A row of a buffer with a leading dimension of 1, permuted: read, then
@@ -245,7 +247,7 @@ READ_BEFORE_THE_OP = _program(
 
 def test_a_read_then_a_mutation_of_a_permuted_view_with_a_dimension_of_1(monkeypatch) -> None:
     fault = known_faults.FAULTS["auto_functionalized_decomposition"]
-    _judged(READ_BEFORE_THE_OP, PERMUTED_ROW, monkeypatch, fault)
+    judged(READ_BEFORE_THE_OP, PERMUTED_ROW, monkeypatch, fault)
 
 
 # Correct programs around a mutating op: reads, copies and writes that

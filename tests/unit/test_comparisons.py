@@ -17,6 +17,7 @@ from oracles.core.case import Buffer, Case, View
 from oracles.core.observation import Observation
 from oracles.core.reference import Expectation, Expected, exact, ulp_error
 from oracles.core.verdicts import METADATA
+from oracles.modes.programs import as_strided_over_a_copy
 
 
 def test_bit_exact_treats_nan_as_equal_and_signed_zeros_as_different():
@@ -161,15 +162,21 @@ def test_structure_reports_missing_outputs():
 def test_a_view_that_reaches_past_its_storage_is_a_metadata_finding():
     """A deployed program once returned a view whose elements lie past the
     end of its storage; reading it reads memory it does not own, so the
-    comparison says so instead of reading it."""
+    comparison says so instead of reading it. Only a known fault's predicted
+    answer, made the same way, reaches past its storage alike."""
     base = torch.zeros(100)
     view = base[50:].view(10, 5)
-    assert past_storage("out[0]", view, "aoti") is None
+    eager = torch.zeros(50).view(10, 5)
+    assert past_storage("out[0]", view, "aoti", eager) is None
     base.untyped_storage().resize_(30 * base.element_size())
-    finding = past_storage("out[0]", view, "aoti")
+    finding = past_storage("out[0]", view, "aoti", eager)
     assert finding is not None and finding.verdict == METADATA and finding.blocking
     assert str(finding) == (
         "[metadata] out[0] in aoti reaches element 99 of its storage, which holds 30: its view "
         "(shape [10, 5], stride (5, 1), offset 50) reads past the end of its memory"
     )
-    assert past_storage("out[0]", torch.zeros(0), "aoti") is None
+    assert past_storage("out[0]", torch.zeros(0), "aoti", torch.zeros(0)) is None
+    alike = as_strided_over_a_copy(torch.zeros(30), (10, 5), (5, 1), 50)
+    assert past_storage("out[0]", view, "aoti", alike) is None
+    shorter = as_strided_over_a_copy(torch.zeros(29), (10, 5), (5, 1), 50)
+    assert past_storage("out[0]", view, "aoti", shorter) == finding
