@@ -60,7 +60,7 @@ def structure(
 
 def _reach(tensor: torch.Tensor) -> tuple[int, int]:
     """The elements of its storage a tensor's view reaches, and those the storage holds."""
-    reach = tensor.storage_offset() + 1
+    reach = int(tensor.storage_offset()) + 1
     reach += sum((n - 1) * stride for n, stride in zip(tensor.shape, tensor.stride(), strict=True))
     return reach, tensor.untyped_storage().nbytes() // tensor.element_size()
 
