@@ -84,9 +84,7 @@ STEPS: dict[str, StepKind] = {
         "write", "{0}.copy_(torch.ops.aten.unfold_backward({1}, {0}.shape, {p0}, {p1}, {p2}))"
     ),
     "contiguous": StepKind("fresh", "{0}.contiguous()"),
-    # a fresh contiguous tensor with the operand's values, even where it is contiguous
-    "contiguous_copy": StepKind("fresh", "{0}.clone(memory_format=torch.contiguous_format)"),
-    # as_strided (p0 to p2: size, stride, offset) over a contiguous copy of the operand
+    # as_strided (p0 to p2: size, stride, offset) over a copy (a clone) of the operand
     "as_strided_over_a_copy": StepKind("fresh", "as_strided_over_a_copy({0}, {p0}, {p1}, {p2})"),
     "op_on": StepKind("op", "call_op(op, **{{**args, {p0}: {0}}})"),  # one argument replaced
     "scale_at_offset_0": StepKind("write", "scale_({0}.as_strided({0}.size(), {0}.stride(), 0))"),

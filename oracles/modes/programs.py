@@ -44,16 +44,20 @@ def program_function(program: Program) -> Callable[..., Any]:
 def as_strided_over_a_copy(
     source: torch.Tensor, size: tuple[int, ...], stride: tuple[int, ...], offset: int
 ) -> torch.Tensor:
-    """``source.as_strided(size, stride, offset)`` made over a fresh contiguous
-    copy of ``source`` instead of ``source``'s storage, even where it then
-    reaches past the copy's end: a known fault's answer (see
-    ``oracles.triage.predictions``), whose elements past the end no
-    comparison reads."""
+    """``source.as_strided(size, stride, offset)`` made over a fresh copy of
+    ``source`` (laid out as ``clone`` lays it out, from offset 0) instead of
+    ``source``'s storage, even where it then reaches past the copy's end: a
+    known fault's answer (see ``oracles.triage.predictions``), whose elements
+    past the end no comparison reads."""
+    copy = source.clone()
+    held = copy.numel()
     reach = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
-    copy = source.new_empty(max(reach, source.numel()))
-    copy[: source.numel()] = source.flatten()
-    view = copy.as_strided(size, stride, offset)
-    copy.untyped_storage().resize_(source.numel() * source.element_size())
+    if reach <= held:
+        return copy.as_strided(size, stride, offset)
+    wider = copy.new_empty(reach)
+    wider[:held] = copy.as_strided((held,), (1,), 0)  # in the copy's storage order
+    view = wider.as_strided(size, stride, offset)
+    wider.untyped_storage().resize_(held * copy.element_size())
     return view
 
 

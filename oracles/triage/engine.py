@@ -356,8 +356,13 @@ def triage(
     # Each is judged on what is left to explain; one that did not fit is
     # tried again once another has fitted (its runs are remembered, so again
     # is free), since the verdicts that one explains no longer count against it.
+    # The faults that could explain the most of it go first: where two fit,
+    # the one whose evidence covers the whole disagreement is named for all of it.
     fitting: list[KnownFault] = []
-    candidates = [f for f in faults if f.affects() and f.applies(situation)]
+    candidates = sorted(
+        (f for f in faults if f.affects() and f.applies(situation)),
+        key=lambda f: -len(blocking & f.explains),
+    )
     progress = True
     while progress and blocking and not blocking <= explained():
         progress = False

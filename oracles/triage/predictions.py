@@ -262,27 +262,41 @@ def _written_inputs(spec: Spec, program: Program) -> set[int]:
 def _view_replayed_on_a_copy(spec: Spec, case: Case) -> list[Prediction]:
     """AOTInductor (``upstream/aoti_returned_view_copy.py``): a returned view
     of an input the program writes in place (or that input itself) comes
-    back as the same views of a fresh contiguous copy of the input's final
-    values, so it no longer shares the input's storage, and its strides and
-    offset are those the views give on the copy."""
-    return _replayed(spec, case, lambda program, chain: [None])
+    back made from a fresh copy (laid out densely in its stride order, as
+    ``clone`` lays it out) of the final values of the input, of one of the
+    views it is made from, or of itself, and the views after that one
+    replayed on the copy: it no longer shares the input's storage, and its
+    strides and offset are those the copy gives. Which copy Inductor makes
+    depends on its layouts, so each is a candidate."""
+
+    def at(program: Program, chain: list[int]) -> list[_Copied]:
+        return [(CLONE, k) for k in range(len(chain) + 1)]
+
+    return _replayed(spec, case, at)
 
 
 def _as_strided_over_a_copy(spec: Spec, case: Case) -> list[Prediction]:
     """AOTInductor (``upstream/aoti_view_past_storage.py``): an ``as_strided``
     in the views of a returned view of an input the program writes is made
-    over a fresh contiguous copy of its own operand, at the offset it gives
-    in the input's storage, so it may reach past the copy's end."""
+    over a fresh copy of its own operand (laid out as ``clone`` lays it
+    out), with the strides and offset it has in the input's storage, so it
+    reads other elements, and may reach past the copy's end."""
 
-    def at(program: Program, chain: list[int]) -> list[int | None]:
-        return [i for i, p in enumerate(chain) if program.steps[p].kind == "as_strided"]
+    def at(program: Program, chain: list[int]) -> list[_Copied]:
+        return [
+            (AS_STRIDED, k) for k, p in enumerate(chain) if program.steps[p].kind == "as_strided"
+        ]
 
     return _replayed(spec, case, at)
 
 
-# Where a value's views are made again from a copy: at the input they start
-# from (None), or at the ``as_strided`` at this index of their chain.
-_Copied = int | None
+# Where a value's views are made again from a copy: the copy of the value
+# after the first k views of its chain (CLONE, k), or the ``as_strided`` at
+# index k of its chain made over a copy of its operand (AS_STRIDED, k).
+CLONE, AS_STRIDED = "clone", "as_strided"
+_Copied = tuple[str, int]
+# The candidates a copy prediction tries, at most.
+_MOST_COPIES = 64
 
 
 def _replayed(
@@ -302,35 +316,45 @@ def _replayed(
         if _root(program, value) in written and (points := at(program, chain)):
             ways[value] = [(_root(program, value), chain, point) for point in points]
     values = list(ways)[:_MOST_REBASED]
+    choices = itertools.chain.from_iterable(
+        itertools.product(*(ways[v] for v in chosen))
+        for chosen in itertools.chain.from_iterable(
+            itertools.combinations(values, n) for n in range(1, len(values) + 1)
+        )
+    )
     found = []
-    for chosen in itertools.chain.from_iterable(
-        itertools.combinations(values, n) for n in range(1, len(values) + 1)
-    ):
-        for picked in itertools.product(*(ways[v] for v in chosen)):
-            made = program
-            for value, (root, chain, point) in zip(chosen, picked, strict=True):
-                made, again = _made_again(made, program, root, chain, point)
-                made = dataclasses.replace(
-                    made, returns=tuple(again if r == value else r for r in made.returns)
-                )
-            found.append(Prediction(dataclasses.replace(case, program=made)))
+    for picked in itertools.islice(choices, _MOST_COPIES):
+        made = program
+        for root, chain, point in picked:
+            value = _value_made_by(program, chain[-1]) if chain else root
+            made, again = _made_again(made, program, root, chain, point)
+            made = dataclasses.replace(
+                made, returns=tuple(again if r == value else r for r in made.returns)
+            )
+        found.append(Prediction(dataclasses.replace(case, program=made)))
     return found
+
+
+def _value_made_by(program: Program, position: int) -> int:
+    """The value the Step at ``position`` makes (its first)."""
+    return len(program.inputs) + sum(s.outputs for s in program.steps[:position])
 
 
 def _made_again(
     made: Program, program: Program, root: int, chain: list[int], point: _Copied
 ) -> tuple[Program, int]:
     """``made`` with Steps appended that make a value of ``program`` (by the
-    views at ``chain`` from ``root``, outermost first) again from a copy: of
-    ``root`` where ``point`` is None, else the ``as_strided`` at ``point``
-    over a copy of its operand. The views after the copy are replayed on it."""
-    if point is None:
-        copy = Step("contiguous_copy", (root,), (), 1)
-        rest = chain
+    views at ``chain`` from ``root``, outermost first) again from a copy at
+    ``point``, the views after it replayed on the copy; and the value made."""
+    how, k = point
+    if how == CLONE:
+        source = root if k == 0 else _value_made_by(program, chain[k - 1])
+        copy = Step("clone", (source,), (), 1)
+        rest = chain[k:]
     else:
-        strided = program.steps[chain[point]]
+        strided = program.steps[chain[k]]
         copy = Step("as_strided_over_a_copy", strided.operands, strided.params, 1)
-        rest = chain[point + 1 :]
+        rest = chain[k + 1 :]
     made = made.inserted(len(made.steps), copy)
     for position in rest:
         last = len(made.inputs) + sum(s.outputs for s in made.steps) - 1
@@ -459,6 +483,6 @@ PREDICTORS: dict[str, Callable[[Spec, Case], list[Prediction]]] = {
     "returned view rebuilt contiguously at offset 0": _view_rebuilt,
     "view of a cat laid out in its inputs' stride order": _view_of_a_strided_cat,
     "assertion decomposing auto_functionalized": _decomposition_assertion,
-    "returned view of a written input replayed on a contiguous copy": _view_replayed_on_a_copy,
+    "returned view of a written input made again from a copy": _view_replayed_on_a_copy,
     "as_strided of a written input's view made over a copy of its operand": _as_strided_over_a_copy,
 }

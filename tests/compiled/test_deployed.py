@@ -123,6 +123,9 @@ RESTRIDED_SLICE = _program(
     returns=(2,),
 )
 BLOCK = Case({"b": Buffer((7, 5, 10), torch.float32)}, {"x": View("b")}, 1)
+TRANSPOSED_BLOCK = Case(
+    {"b": Buffer((10, 5, 7), torch.float32)}, {"x": View("b", (("permute", (2, 1, 0)),))}, 1
+)
 
 
 @pytest.mark.skipif(AOTI.requires() is not None, reason=str(AOTI.requires()))
@@ -141,8 +144,27 @@ def test_aoti_returns_a_copy_of_a_written_row(monkeypatch) -> None:
 
 
 @pytest.mark.skipif(AOTI.requires() is not None, reason=str(AOTI.requires()))
-def test_aoti_returns_a_restrided_slice_past_its_storage(monkeypatch) -> None:
-    judged(RESTRIDED_SLICE, BLOCK, monkeypatch, faults.FAULTS["aoti_view_past_storage"], AOTI)
+@pytest.mark.parametrize("offset", [113, 1], ids=["past", "within"])
+def test_aoti_restrides_a_copy_of_a_slice(offset: int, monkeypatch) -> None:
+    """Past the end of the copy's storage ([metadata]); within it, reading
+    other elements than eager ([values]) from a copy laid out as the
+    transposed slice is."""
+    fault = faults.FAULTS["aoti_view_past_storage"]
+    block = BLOCK if offset == 113 else TRANSPOSED_BLOCK
+    steps = RESTRIDED_SLICE.steps[:-1] + (
+        Step("as_strided", (1,), ((1, 5, 1), (10, 50, 2), 113), 1)
+        if offset == 113
+        else Step("as_strided", (1,), ((2, 5, 1), (1, 7, 1), 1), 1),
+    )
+    program = dataclasses.replace(RESTRIDED_SLICE, steps=steps)
+    with monkeypatch.context() as patch:
+        patch.setattr(faults, "KNOWN_FAULTS", ())
+        found = check_programs(WHOLE, dataclasses.replace(block, program=program), None, AOTI)
+    if fault.affects():
+        assert {f.verdict for f in found} == (
+            {"metadata"} if offset == 113 else {"aliasing", "values"}
+        )
+    judged(program, block, monkeypatch, fault, AOTI)
 
 
 def _predicted(fault: str, case: Case) -> list[Case]:
@@ -152,22 +174,26 @@ def _predicted(fault: str, case: Case) -> list[Case]:
 
 
 def test_the_copy_faults_predict_a_copy_laid_out_as_aoti_lays_it_out() -> None:
-    """What the two faults' evidence asks of the compiled run: the row of a
-    contiguous copy of x's final values; the slice's restriding over a copy
-    of the slice alone, reaching past its 35 elements."""
+    """What the two faults' evidence asks of the compiled run: the row made
+    from a fresh copy, of x (then narrowed) or of the row itself, with eager's
+    values; the slice's restriding over a copy of the slice alone, reaching
+    past its 35 elements."""
     case = dataclasses.replace(CORRECT_CASE, program=ROW_WRITTEN_TWICE)
-    [predicted] = _predicted("aoti_returned_view_copy", case)
-    eager, copied = (EAGER.run(WHOLE, c, IN_PROGRAM) for c in (case, predicted))
-    [want], [got] = eager.outputs, copied.outputs
-    assert torch.equal(got, want) and (got.stride(), got.storage_offset()) == ((4, 1), 4)
-    buffer = copied.buffers_after["b"]
-    assert got.untyped_storage().data_ptr() != buffer.untyped_storage().data_ptr()
+    [want] = EAGER.run(WHOLE, case, IN_PROGRAM).outputs
+    layouts = set()
+    for predicted in _predicted("aoti_returned_view_copy", case):
+        copied = EAGER.run(WHOLE, predicted, IN_PROGRAM)
+        [got] = copied.outputs
+        assert torch.equal(got, want)
+        buffer = copied.buffers_after["b"]
+        assert got.untyped_storage().data_ptr() != buffer.untyped_storage().data_ptr()
+        layouts.add((got.stride(), got.storage_offset(), got.untyped_storage().nbytes() // 4))
+    assert layouts == {((4, 1), 4, 12), ((4, 1), 0, 4)}
     # Nothing to copy where no view of an input is returned.
     fresh = _program(OP, Step("double", (0,), (), 1), returns=(1,))
     assert _predicted("aoti_returned_view_copy", dataclasses.replace(case, program=fresh)) == []
 
     case = dataclasses.replace(BLOCK, program=RESTRIDED_SLICE)
-    assert _predicted("aoti_returned_view_copy", case) != []  # the copy of x: in bounds
     [predicted] = _predicted("aoti_view_past_storage", case)
     [got] = EAGER.run(WHOLE, predicted, IN_PROGRAM).outputs
     assert reaches_past(got) and got.untyped_storage().nbytes() == 35 * 4
