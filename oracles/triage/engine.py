@@ -146,6 +146,22 @@ def negative_zero(values: Iterable[Any]) -> bool:
     return False
 
 
+# Runs the script at argv[1] as __main__; an exception it leaves uncaught
+# exits 3, where Python's own exit status (1) would read as "reproduces".
+_AS_MAIN = """
+import runpy, sys, traceback
+path = sys.argv[1]
+sys.argv = sys.argv[1:]
+try:
+    runpy.run_path(path, run_name="__main__")
+except SystemExit:
+    raise
+except BaseException:
+    traceback.print_exc()
+    sys.exit(3)
+"""
+
+
 @dataclasses.dataclass(frozen=True)
 class KnownFault:
     name: str
@@ -203,8 +219,12 @@ class KnownFault:
     def reproduces(self) -> bool:
         """Its standalone reproduction shows it on this torch release: the
         script runs in a process of its own, as a reader of its report would
-        run it, so its compiles and resets touch nothing else."""
-        run = subprocess.run([sys.executable, str(self.path)], capture_output=True, text=True)
+        run it, so its compiles and resets touch nothing else. Python exits
+        1 from an uncaught exception too: that is a script that failed to
+        run (a release that refuses its program), never a reproduction."""
+        run = subprocess.run(
+            [sys.executable, "-c", _AS_MAIN, str(self.path)], capture_output=True, text=True
+        )
         if run.returncode not in (0, 1):
             raise RuntimeError(f"{self.repro} failed to run: {run.stderr[-2000:]}")
         return run.returncode == 1

@@ -26,6 +26,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 import torch
 from hypothesis import strategies as st
 
@@ -465,6 +466,22 @@ def test_a_known_fault_entry_that_misstates_its_releases_fails_the_gate():
     assert "does not reproduce" in disagreement(everywhere, reproduces=False)
     assert disagreement(everywhere, reproduces=True) is None
     assert disagreement(fixed_everywhere, reproduces=False) is None
+
+
+def test_a_script_that_raises_does_not_reproduce_its_fault(tmp_path):
+    """Python exits 1 from an uncaught exception, as a script does where its
+    fault reproduces: a release that refuses the script's program (torch
+    2.15's AOTInductor raised on one) must not read as the fault."""
+    outcomes = {"raises": "raise NotImplementedError('refused')", "shows": "sys.exit(1)"}
+    outcomes["agrees"] = "sys.exit(0)"
+    for name, ending in outcomes.items():
+        (tmp_path / f"{name}.py").write_text(
+            f"import sys\nif __name__ == '__main__':\n    {ending}\n"
+        )
+    fault = {n: dataclasses.replace(DYNAMIC_WRITE_BACK, script=str(tmp_path / n)) for n in outcomes}
+    with pytest.raises(RuntimeError, match="(?s)failed to run: .*NotImplementedError: refused"):
+        fault["raises"].reproduces()
+    assert fault["shows"].reproduces() and not fault["agrees"].reproduces()
 
 
 def test_every_known_fault_names_its_upstream_report_or_has_a_standalone_one():
