@@ -276,7 +276,7 @@ def _view_replayed_on_a_copy(spec: Spec, case: Case) -> list[Prediction]:
 
 
 def _as_strided_over_a_copy(spec: Spec, case: Case) -> list[Prediction]:
-    """AOTInductor (``upstream/aoti_view_past_storage.py``): an ``as_strided``
+    """AOTInductor (``upstream/aoti_as_strided_over_a_copy.py``): an ``as_strided``
     in the views of a returned view of an input the program writes is made
     over a fresh copy of its own operand (laid out as ``clone`` lays it
     out), with the strides and offset it has in the input's storage, so it
