@@ -447,6 +447,42 @@ def _eager_shape(
     return tuple(observed.outputs[0].shape)
 
 
+_REFUSED_AS_STRIDED = re.compile(
+    r"as_strided\(\[(?P<size>[\d, ]*)\], \[(?P<stride>[\d, ]*)\], (?P<offset>\d+)\) "
+    r"requires \d+ elements but buf\d+ holds only (?P<holds>\d+)"
+)
+
+
+def _as_strided_refused(spec: Spec, case: Case) -> list[Prediction]:
+    """AOTInductor (``upstream/aoti_as_strided_refused.py``): an ``as_strided``
+    of a view of an input the program writes, reaching past the view's own
+    elements, fails to compile: Inductor realizes the view as a buffer of
+    its own and refuses the ``as_strided`` over it, naming its size, strides
+    and offset and the view's element count."""
+    program = case.program
+    if program is None:
+        return []
+    written = _written_inputs(spec, program)
+    refused = set()
+    for position, step in enumerate(program.steps):
+        if step.kind != "as_strided" or _root(program, step.operands[0]) not in written:
+            continue
+        size, stride, offset = step.params
+        shape = _eager_shape(spec, case, program, position, step.operands[0])
+        refused.add((tuple(size), tuple(stride), offset, int(torch.Size(shape).numel())))
+    if not refused:
+        return []
+
+    def error(raised: BaseException) -> bool:
+        found = _REFUSED_AS_STRIDED.search(str(raised))
+        if found is None:
+            return False
+        named = (_numbers(found["size"]), _numbers(found["stride"]), int(found["offset"]))
+        return (*named, int(found["holds"])) in refused
+
+    return [Prediction(error=error)]
+
+
 def _decomposition_assertion(spec: Spec, case: Case) -> list[Prediction]:
     """Inductor's decomposition of an opaque mutating custom op
     (``auto_functionalized``) traces its replacement twice and asserts both
@@ -485,4 +521,5 @@ PREDICTORS: dict[str, Callable[[Spec, Case], list[Prediction]]] = {
     "assertion decomposing auto_functionalized": _decomposition_assertion,
     "returned view of a written input made again from a copy": _view_replayed_on_a_copy,
     "as_strided of a written input's view made over a copy of its operand": _as_strided_over_a_copy,
+    "as_strided past a written input's view refused": _as_strided_refused,
 }

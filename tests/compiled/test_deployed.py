@@ -146,9 +146,10 @@ def test_aoti_returns_a_copy_of_a_written_row(monkeypatch) -> None:
 @pytest.mark.skipif(AOTI.requires() is not None, reason=str(AOTI.requires()))
 @pytest.mark.parametrize("offset", [113, 1], ids=["past", "within"])
 def test_aoti_restrides_a_copy_of_a_slice(offset: int, monkeypatch) -> None:
-    """Past the end of the copy's storage ([metadata]; torch 2.15 refuses
-    the program instead); within it, reading other elements than eager
-    ([values]) from a copy laid out as the transposed slice is."""
+    """Past the end of the copy's storage ([metadata]; where a release
+    refuses the program instead, [compiled], its own fault); within it,
+    reading other elements than eager ([values]) from a copy laid out as the
+    transposed slice is."""
     fault = faults.FAULTS["aoti_as_strided_over_a_copy"]
     block = BLOCK if offset == 113 else TRANSPOSED_BLOCK
     steps = RESTRIDED_SLICE.steps[:-1] + (
@@ -162,11 +163,11 @@ def test_aoti_restrides_a_copy_of_a_slice(offset: int, monkeypatch) -> None:
         found = check_programs(WHOLE, dataclasses.replace(block, program=program), None, AOTI)
     if not fault.affects():
         return
-    if offset == 113 and torch.__version__.startswith("2.15."):
-        # Refused, loudly: a [compiled] Finding that no known fault explains.
-        [refused] = check_programs(WHOLE, dataclasses.replace(block, program=program), None, AOTI)
-        assert refused.verdict == "compiled" and refused.blocking
-        assert "requires 314 elements but buf2 holds only 35" in refused.message
+    refusal = faults.FAULTS["aoti_as_strided_refused"]
+    if offset == 113 and refusal.affects():
+        [refused] = found
+        assert refused.verdict == "compiled" and "requires 314 elements but" in refused.message
+        judged(program, block, monkeypatch, refusal, AOTI)
         return
     assert {f.verdict for f in found} == ({"metadata"} if offset == 113 else {"aliasing", "values"})
     judged(program, block, monkeypatch, fault, AOTI)
@@ -211,3 +212,25 @@ def test_the_aoti_faults_apply_to_aoti_alone() -> None:
     assert fault.applies(Situation(case, False, True, deploy="aoti"))
     for deploy in ("", "export"):
         assert not fault.applies(Situation(case, False, True, deploy=deploy))
+
+
+def test_the_refusal_is_matched_by_the_numbers_it_names() -> None:
+    """The refused as_strided's size, strides and offset, and the element
+    count of the view it is made of (the slice's 35): another refusal of
+    the same words, or another error, is not this fault's."""
+    case = dataclasses.replace(BLOCK, program=RESTRIDED_SLICE)
+    [predicted] = PREDICTORS[faults.FAULTS["aoti_as_strided_refused"].predicts](WHOLE, case)
+    assert predicted.error is not None
+    words = "LoweringException: NotImplementedError: as_strided([1, 5, 1], [10, 50, 2], {}) "
+    words += "requires 314 elements but buf2 holds only {}. This happens when"
+    assert predicted.error(NotImplementedError(words.format(113, 35)))
+    assert not predicted.error(NotImplementedError(words.format(113, 36)))
+    assert not predicted.error(NotImplementedError(words.format(112, 35)))
+    assert not predicted.error(RuntimeError("requires 314 elements"))
+    fresh = _program(OP, Step("double", (0,), (), 1), returns=(1,))
+    assert (
+        PREDICTORS["as_strided past a written input's view refused"](
+            WHOLE, dataclasses.replace(case, program=fresh)
+        )
+        == []
+    )
