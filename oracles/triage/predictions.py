@@ -163,7 +163,7 @@ def _unfold_inverse(spec: Spec, case: Case) -> list[Prediction]:
             unfold = program.steps[link]
             if unfold.kind != "unfold":
                 continue
-            value = len(program.inputs) + sum(s.outputs for s in program.steps[:link])
+            value = _value_made_by(program, link)
             inverse = Step("unfold_inverse", (unfold.operands[0], value), unfold.params)
             made = made.inserted(position + 1, inverse)
     if made == program:
@@ -187,7 +187,7 @@ def _contiguous_after_index_copy(spec: Spec, case: Case) -> list[Prediction]:
         if STEPS[step.kind].role == "fresh" and step.kind != "contiguous" and read:
             target = read[0]
             made = made.inserted(position, Step("contiguous", (target,), (), 1))
-            value = len(made.inputs) + sum(s.outputs for s in made.steps[:position])
+            value = _value_made_by(made, position)
             step = made.steps[position + 1]
             operands = tuple(value if v == target else v for v in step.operands)
             steps = list(made.steps)
@@ -236,7 +236,7 @@ def _view_rebuilt(spec: Spec, case: Case) -> list[Prediction]:
     ):
         made = program
         for value in chosen:
-            rebuilt = len(made.inputs) + sum(s.outputs for s in made.steps)
+            rebuilt = _value_made_by(made, len(made.steps))
             made = made.inserted(len(made.steps), Step("contiguous_at_offset_0", (value,), (), 1))
             made = dataclasses.replace(
                 made, returns=tuple(rebuilt if r == value else r for r in made.returns)
@@ -336,7 +336,8 @@ def _replayed(
 
 
 def _value_made_by(program: Program, position: int) -> int:
-    """The value the Step at ``position`` makes (its first)."""
+    """The value the Step at ``position`` makes (its first; past the last
+    Step, the number the next value would take)."""
     return len(program.inputs) + sum(s.outputs for s in program.steps[:position])
 
 
@@ -357,11 +358,11 @@ def _made_again(
         rest = chain[k + 1 :]
     made = made.inserted(len(made.steps), copy)
     for position in rest:
-        last = len(made.inputs) + sum(s.outputs for s in made.steps) - 1
+        last = _value_made_by(made, len(made.steps)) - 1
         made = made.inserted(
             len(made.steps), dataclasses.replace(program.steps[position], operands=(last,))
         )
-    return made, len(made.inputs) + sum(s.outputs for s in made.steps) - 1
+    return made, _value_made_by(made, len(made.steps)) - 1
 
 
 def _copy_aliased(spec: Spec, case: Case) -> list[Prediction]:
@@ -421,18 +422,28 @@ def _view_of_a_strided_cat(spec: Spec, case: Case) -> list[Prediction]:
         source = producers.get(step.operands[0]) if step.kind == "view" else None
         if source is None or program.steps[source].kind != "cat":
             continue
-        cat = len(program.inputs) + sum(s.outputs for s in program.steps[:source])
+        cat = _value_made_by(program, source)
         shapes.add(_eager_shape(spec, case, program, source, cat))
-    if not shapes:
+
+    def strided_shape(found: re.Match[str]) -> tuple[int, ...] | None:
+        shape, strides = _numbers(found["shape"]), _numbers(found["strides"])
+        return shape if strides != torch.empty(shape, device="meta").stride() else None
+
+    return _naming(_VIEW_ERROR, shapes, strided_shape)
+
+
+def _naming(
+    pattern: re.Pattern[str], expected: set[Any], read: Callable[[re.Match[str]], Any]
+) -> list[Prediction]:
+    """The prediction of an error whose message ``pattern`` finds, naming
+    (as ``read`` reads the match) one of ``expected``; none where nothing
+    is expected."""
+    if not expected:
         return []
 
     def error(raised: BaseException) -> bool:
-        found = _VIEW_ERROR.search(str(raised))
-        if found is None:
-            return False
-        shape, strides = _numbers(found["shape"]), _numbers(found["strides"])
-        contiguous = torch.empty(shape, device="meta").stride()
-        return shape in shapes and strides != contiguous
+        found = pattern.search(str(raised))
+        return found is not None and read(found) in expected
 
     return [Prediction(error=error)]
 
@@ -470,17 +481,12 @@ def _as_strided_refused(spec: Spec, case: Case) -> list[Prediction]:
         size, stride, offset = step.params
         shape = _eager_shape(spec, case, program, position, step.operands[0])
         refused.add((tuple(size), tuple(stride), offset, int(torch.Size(shape).numel())))
-    if not refused:
-        return []
 
-    def error(raised: BaseException) -> bool:
-        found = _REFUSED_AS_STRIDED.search(str(raised))
-        if found is None:
-            return False
-        named = (_numbers(found["size"]), _numbers(found["stride"]), int(found["offset"]))
-        return (*named, int(found["holds"])) in refused
+    def named(found: re.Match[str]) -> tuple[Any, ...]:
+        strided = (_numbers(found["size"]), _numbers(found["stride"]), int(found["offset"]))
+        return (*strided, int(found["holds"]))
 
-    return [Prediction(error=error)]
+    return _naming(_REFUSED_AS_STRIDED, refused, named)
 
 
 def _decomposition_assertion(spec: Spec, case: Case) -> list[Prediction]:
