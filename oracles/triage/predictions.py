@@ -369,7 +369,9 @@ def _copy_aliased(spec: Spec, case: Case) -> list[Prediction]:
     """The mechanism of pytorch/pytorch#198131: a ``copy_`` from a view of
     what the op then writes is replaced by that view itself, so the op reads
     the view where it reads the destination, and the destination ends with
-    the view's values after the op."""
+    the view's values after the op. Torch 2.15 takes the view's values
+    before the op for the op to read (a snapshot), and still copies its
+    values after the op into the destination: both are candidates."""
     program = case.program
     if program is None:
         return []
@@ -396,7 +398,13 @@ def _copy_aliased(spec: Spec, case: Case) -> list[Prediction]:
     kept = [s for i, s in enumerate(steps) if i not in aliased]
     at = kept.index(call) + 1
     made = dataclasses.replace(program, steps=tuple(kept[:at] + late + kept[at:]))
-    return [Prediction(dataclasses.replace(case, program=made))]
+    if call.kind != "op_on":
+        return [Prediction(dataclasses.replace(case, program=made))]
+    snapshot = made.inserted(at - 1, Step("clone", call.operands, (), 1))
+    steps = list(snapshot.steps)
+    steps[at] = dataclasses.replace(steps[at], operands=(_value_made_by(snapshot, at - 1),))
+    snapshot = dataclasses.replace(snapshot, steps=tuple(steps))
+    return [Prediction(dataclasses.replace(case, program=p)) for p in (made, snapshot)]
 
 
 _VIEW_ERROR = re.compile(
