@@ -15,7 +15,7 @@ from oracles.checks.compiled import check_compiled
 from oracles.checks.programs import check_programs
 from oracles.comparisons.outputs import reaches_past
 from oracles.core.case import Buffer, Case, View
-from oracles.core.program import Step
+from oracles.core.program import Program, Step
 from oracles.core.signature import batch_signature
 from oracles.modes.compiled import COMPILED
 from oracles.modes.eager import EAGER
@@ -24,6 +24,7 @@ from oracles.repro.script import write_repro
 from oracles.triage import faults
 from oracles.triage.engine import Situation
 from oracles.triage.predictions import PREDICTORS
+from suites.catalog import fault_modes
 from suites.policy import check_examples
 from tests.compiled.test_compiler_faults import DYNAMIC_WRITE_BACK, TWO_NARROWS, WIDER, _spec
 from tests.compiled.test_programs import (
@@ -234,3 +235,21 @@ def test_the_refusal_is_matched_by_the_numbers_it_names() -> None:
         )
         == []
     )
+
+
+@pytest.mark.skipif(AOTI.requires() is not None, reason=str(AOTI.requires()))
+@pytest.mark.parametrize(
+    ("program", "block"), [(ROW_WRITTEN_TWICE, CORRECT_CASE), (RESTRIDED_SLICE, BLOCK)]
+)
+def test_a_miscompile_in_the_copy_faults_shape_stays_blocking(
+    program: Program, block: Case
+) -> None:
+    """AOTInductor with an injected fault (its product by 2 multiplies by 3)
+    around the copy faults' own programs: the copy is there too, but the
+    values are not the predicted copy's, so no copy fault explains them."""
+    tripled = dataclasses.replace(
+        fault_modes()["inductor_tripled_doubling"], name="aoti_tripled_doubling", deploy="aoti"
+    )
+    found = check_programs(WHOLE, dataclasses.replace(block, program=program), None, tripled)
+    assert "values" in {f.verdict for f in found if f.blocking}, found
+    assert not [f for f in found if f.fault], found
