@@ -53,6 +53,8 @@ class Compiled(Mode):
     # "export" or "aoti": deployed through torch.export (and AOTInductor)
     # instead of torch.compile (``oracles.modes.deployed_program``)
     deploy: str = ""
+    # exported strictly: traced by Dynamo, not by running the program on fakes
+    strict: bool = False
 
     @property
     def batch_program(self) -> str:
@@ -145,6 +147,14 @@ EXPORT = Compiled(
     stage=0,
     deploy=deployment.EXPORT,
 )
+# Strict export traces with Dynamo, as torch.compile does, but hands the graph
+# to no compiler: the exported program runs eagerly.
+EXPORT_STRICT = dataclasses.replace(
+    EXPORT,
+    name="export_strict",
+    what="torch.export (strict: traced by Dynamo; the exported program run)",
+    strict=True,
+)
 
 
 def stages_before(mode: Compiled) -> tuple[Compiled, ...]:
@@ -205,6 +215,7 @@ COMPILED = {
         AOT_EAGER,
         AOT_EAGER_DECOMP_PARTITION,
         EXPORT,
+        EXPORT_STRICT,
         Compiled(
             "aoti",
             "AOTInductor (the exported program compiled ahead of time, packaged, loaded and run)",

@@ -1,6 +1,7 @@
 """A deployed program that cannot pass vacuously: the program exported with
-``torch.export`` (non-strict) and run as exported, or that export compiled
-ahead of time by AOTInductor, packaged, loaded and run.
+``torch.export`` (non-strict, or strict where the Mode says) and run as
+exported, or that export compiled ahead of time by AOTInductor, packaged,
+loaded and run.
 
 Export specializes the program's int inputs (the Case's view sizes) and
 AOTInductor's code assumes its inputs' layouts, so a DeployedProgram
@@ -69,7 +70,7 @@ class DeployedProgram(TracedProgram):
             _Module(self.program),
             tuple(inputs),
             dynamic_shapes=(dims,) if self.dynamic else None,
-            strict=False,
+            strict=self.mode.strict,
         )
         self._traced(exported.graph)
         if self.mode.deploy == deployment.EXPORT:

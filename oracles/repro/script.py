@@ -265,6 +265,9 @@ def compile_settings(mode: Compiled) -> str:
     lines += [mode.script_setup.strip("\n")] if mode.script_setup else []
     lines.append(f"MODE = {literal(mode.name)}")
     lines.append(f"BACKEND = {literal(mode.backend)}")
+    if mode.deploy:
+        lines.append(f"DEPLOY = {literal(mode.deploy)}")
+        lines.append(f"STRICT = {literal(mode.strict)}")
     lines.append(_DEPLOYED.strip("\n") if mode.deploy else _COMPILED.strip("\n"))
     return "\n".join(lines) + "\n"
 
@@ -275,7 +278,7 @@ _COMPILED = """
 def compile_program(model):
     return torch.compile(model, backend=BACKEND, fullgraph=True, dynamic=DYNAMIC)
 """
-# Or deployed, as the suite does: exported (non-strict) once per input
+# Or deployed, as the suite does: exported (strictly or not) once per input
 # signature, dimensions dynamic where the program is, then run as exported
 # or compiled by AOTInductor, packaged and loaded.
 _DEPLOYED = """
@@ -306,9 +309,9 @@ def compile_program(model):
                 for v in inputs
             )
             exported = torch.export.export(
-                Program(model), inputs, dynamic_shapes=(dims,) if DYNAMIC else None, strict=False
+                Program(model), inputs, dynamic_shapes=(dims,) if DYNAMIC else None, strict=STRICT
             )
-            if MODE == "export":
+            if DEPLOY == "export":
                 deployed[key] = exported.module()
             else:
                 import tempfile

@@ -1,8 +1,8 @@
 """The deployment Modes: the program exported with torch.export and run as
-exported (``export``), and compiled by AOTInductor, packaged, loaded and run
-(``aoti``), judged as the compiled check judges torch.compile: silent where
-they agree with eager, a Finding where they do not, and no verdict where the
-op never ran."""
+exported (``export`` non-strict, ``export_strict`` traced by Dynamo), and
+compiled by AOTInductor, packaged, loaded and run (``aoti``), judged as the
+compiled check judges torch.compile: silent where they agree with eager, a
+Finding where they do not, and no verdict where the op never ran."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from oracles.comparisons.outputs import reaches_past
 from oracles.core.case import Buffer, Case, View
 from oracles.core.program import Program, Step
 from oracles.core.signature import batch_signature
+from oracles.modes.cache import use_cache_root
 from oracles.modes.compiled import COMPILED
 from oracles.modes.eager import EAGER
 from oracles.modes.mode import IN_PROGRAM
@@ -38,7 +39,8 @@ from tests.compiled.test_programs import (
 )
 from tests.compiled.test_repro import _explain, _run
 
-EXPORT, AOTI = COMPILED["export"], COMPILED["aoti"]
+EXPORT, EXPORT_STRICT, AOTI = COMPILED["export"], COMPILED["export_strict"], COMPILED["aoti"]
+EXPORTS = pytest.mark.parametrize("mode", [EXPORT, EXPORT_STRICT], ids=lambda m: m.name)
 WRITE_BACK = _spec("double_on_two_narrows", TWO_NARROWS, lambda op, **args: op(**args))
 # The batch's row length varies: the view's storage offset is symbolic.
 BATCH = batch_signature([TWO_NARROWS, WIDER])
@@ -47,14 +49,28 @@ WRITE_THROUGH_UNFOLD = _program(
 )
 
 
-def test_the_exported_program_agrees_where_inductor_writes_back_at_offset_0() -> None:
-    assert check_compiled(WRITE_BACK, TWO_NARROWS, BATCH, EXPORT) == []
-    assert check_compiled(WRITE_BACK, TWO_NARROWS, None, EXPORT) == []
+@EXPORTS
+def test_the_exported_program_agrees_where_inductor_writes_back_at_offset_0(
+    mode, monkeypatch, tmp_path
+) -> None:
+    use_cache_root(tmp_path)  # nothing exported before: every Case exports here
+    strict = []
+    export = torch.export.export
+
+    def recording_export(*args, **kwargs):
+        strict.append(kwargs["strict"])
+        return export(*args, **kwargs)
+
+    monkeypatch.setattr(torch.export, "export", recording_export)
+    assert check_compiled(WRITE_BACK, TWO_NARROWS, BATCH, mode) == []
+    assert check_compiled(WRITE_BACK, TWO_NARROWS, None, mode) == []
+    assert strict and set(strict) == {mode.strict}
 
 
-def test_a_program_whose_op_is_not_exported_has_no_verdict() -> None:
+@EXPORTS
+def test_a_program_whose_op_is_not_exported_has_no_verdict(mode) -> None:
     skipped = _spec("never_calls", TWO_NARROWS, lambda op, **args: args["x"] * 2)
-    [finding] = check_compiled(skipped, TWO_NARROWS, None, EXPORT)
+    [finding] = check_compiled(skipped, TWO_NARROWS, None, mode)
     assert finding.verdict == "harness"
     assert finding.message == (
         "no verdict: conformance_tests.double_.default is not in the graph torch.export traced"
@@ -98,11 +114,13 @@ def test_a_deployment_mode_judges_as_many_cases_as_its_budget_of_compiles() -> N
     assert check_examples("compiled", None, "inductor") is None
 
 
-def test_a_deployed_script_exports_each_case_as_the_suite_did(tmp_path) -> None:
+@EXPORTS
+def test_a_deployed_script_exports_each_case_as_the_suite_did(mode, tmp_path) -> None:
     cases = [TWO_NARROWS, WIDER]
-    script = write_repro(WRITE_BACK, "compiled", cases, 1, True, tmp_path / "repro.py", "export")
+    script = write_repro(WRITE_BACK, "compiled", cases, 1, True, tmp_path / "repro.py", mode.name)
     text = script.read_text()
     assert "torch.export.export(" in text and "DYNAMIC = True" in text
+    assert f"STRICT = {mode.strict}" in text
     assert "of a batch of 2 whose Cases are each exported on their own, with dynamic" in text
     assert "torch.compile(" not in text.split("def compile_program", 1)[1]
     [result] = _run(script, cwd=tmp_path)
