@@ -204,17 +204,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Only the gate and the nightly run the built-in known faults' scripts
     (each compiles in a process of its own, and they judge torch's release,
     not the specs: a run of the user's specs, or the quick dev run, leaves
-    them out), and no run shows a check that applies to none of its specs as
-    a skipped test."""
+    them out), only the nightly runs them under the deployments, and no run
+    shows a check that applies to none of its specs as a skipped test."""
     own = config.getoption("--specs") or config.getoption("--specs-from")
     scripts = runs_known_fault_scripts() and not own
+    deployed = runs_known_fault_scripts(deployed=True) and not own
     kept, dropped = [], []
     for item in items:
         empty = any(
             str(mark.kwargs.get("reason", "")).startswith("got empty parameter set")
             for mark in item.iter_markers("skip")
         )
-        known = not scripts and item.nodeid.startswith("suites/test_known_faults.py")
+        known = item.nodeid.startswith("suites/test_known_faults.py") and not (
+            deployed if "test_known_fault_deployed[" in item.nodeid else scripts
+        )
         (dropped if empty or known else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)

@@ -62,6 +62,9 @@ PROGRAM_BACKWARD_PROFILES = ("nightly",)
 # judge torch's release (and keep the known-fault list true), not the specs,
 # and each compiles in a process of its own.
 KNOWN_FAULT_PROFILES = ("ci", "nightly")
+# The profiles that also run them under the deployments (export, AOTInductor:
+# about 20 s a script each) against each entry's ``deployed`` releases.
+DEPLOYED_FAULT_PROFILES = ("nightly",)
 
 
 def register_profiles() -> None:
@@ -173,6 +176,8 @@ def check_examples(check: str, compiles: int | None = None, mode: str | None = N
     return PROFILE_CHECK_EXAMPLES.get(profile, {}).get(check)
 
 
-def runs_known_fault_scripts() -> bool:
-    """The loaded profile runs the known compiler faults' scripts."""
-    return settings.get_current_profile_name() in KNOWN_FAULT_PROFILES
+def runs_known_fault_scripts(deployed: bool = False) -> bool:
+    """The loaded profile runs the known compiler faults' scripts (under the
+    deployments, if ``deployed``)."""
+    profiles = DEPLOYED_FAULT_PROFILES if deployed else KNOWN_FAULT_PROFILES
+    return settings.get_current_profile_name() in profiles

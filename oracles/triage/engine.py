@@ -181,14 +181,21 @@ class KnownFault:
     # Verdicts it produces only alongside one of ``explains`` in the same Case
     # (a write after an aliased result shows in its values): never alone.
     consequences: frozenset[str] = frozenset()
+    # Where its script, its torch.compile replaced by a deployment
+    # (``upstream/deployed.py``: "export" or "aoti"), reproduces it: version
+    # prefixes per deployment, as ``releases`` are for torch.compile.
+    deployed: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def explained(self) -> frozenset[str]:
         """Every Verdict it may explain where it fits."""
         return self.explains | self.consequences
 
-    def affects(self, version: str | None = None) -> bool:
-        return (version or self.version).startswith(self.releases)
+    def affects(self, version: str | None = None, deployed: str = "") -> bool:
+        """It reproduces on this release (or ``version``), under torch.compile
+        or the deployment ``deployed`` names."""
+        releases = dict(self.deployed).get(deployed, ()) if deployed else self.releases
+        return (version or self.version).startswith(releases)
 
     @property
     def version(self) -> str:
@@ -216,17 +223,25 @@ class KnownFault:
     def repro(self) -> str:
         return f"python upstream/{self.script}.py"
 
-    def reproduces(self) -> bool:
-        """Its standalone reproduction shows it on this torch release: the
-        script runs in a process of its own, as a reader of its report would
-        run it, so its compiles and resets touch nothing else. Python exits
-        1 from an uncaught exception too: that is a script that failed to
-        run (a release that refuses its program), never a reproduction."""
-        run = subprocess.run(
-            [sys.executable, "-c", _AS_MAIN, str(self.path)], capture_output=True, text=True
+    def reproduces(self, deployed: str = "") -> bool:
+        """Its standalone reproduction shows it on this torch release (its
+        torch.compile replaced by the deployment ``deployed`` names, by
+        ``upstream/deployed.py``): the script runs in a process of its own,
+        as a reader of its report would run it, so its compiles and resets
+        touch nothing else. Python exits 1 from an uncaught exception too:
+        that is a script that failed to run (a release that refuses its
+        program), never a reproduction."""
+        command = (
+            [str(UPSTREAM / "deployed.py"), deployed, str(self.path)]
+            if deployed
+            else ["-c", _AS_MAIN, str(self.path)]
         )
+        run = subprocess.run([sys.executable, *command], capture_output=True, text=True)
         if run.returncode not in (0, 1):
-            raise RuntimeError(f"{self.repro} failed to run: {run.stderr[-2000:]}")
+            how = f"python upstream/deployed.py {deployed} upstream/{self.script}.py"
+            raise RuntimeError(
+                f"{how if deployed else self.repro} failed to run: {run.stderr[-2000:]}"
+            )
         return run.returncode == 1
 
     def shown_by(self) -> str:

@@ -12,9 +12,11 @@ kind of ``evidence`` it is matched on (``culprit``: the ``culprits`` and
 (``supported_by``, one of ``engine.WITNESSES``); ``tool`` says whose releases
 ``releases`` are (``torch``, the default, or ``triton`` for its
 interpreter, whose faults are explained by its self-check instead, see
-``oracles.triage.interpreter``, so they explain no Verdict here). A misspelt
-Verdict, fact, switch, predictor or witness stops the import with the
-entry's name.
+``oracles.triage.interpreter``, so they explain no Verdict here); and
+``deployed``, where the script reproduces it with its torch.compile
+replaced by a deployment (``upstream/deployed.py``: ``export`` or
+``aoti``), releases per deployment. A misspelt Verdict, fact, switch,
+predictor, witness or deployment stops the import with the entry's name.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from oracles.triage.engine import (
 )
 from oracles.triage.predictions import PREDICTORS
 from oracles.triage.switches import SWITCHES
+from upstream.deployed import HOW as DEPLOYMENTS
 
 
 class FaultEntryError(ValueError):
@@ -56,6 +59,7 @@ def _fault(entry: dict) -> KnownFault:
         supported_by=entry.get("supported_by", ""),
         tool=entry.get("tool", "torch"),
         consequences=frozenset(entry.get("consequences", ())),
+        deployed=tuple((how, tuple(r)) for how, r in entry.get("deployed", {}).items()),
     )
     problems = [
         *(f"no Verdict {v!r}" for v in sorted(fault.explained - set(VERDICTS))),
@@ -69,6 +73,7 @@ def _fault(entry: dict) -> KnownFault:
             else []
         ),
         *([f"no script {fault.repro}"] if not fault.path.is_file() else []),
+        *(f"no deployment {how!r}" for how, _ in fault.deployed if how not in DEPLOYMENTS),
     ]
     if problems:
         raise FaultEntryError(f"known fault {fault.name!r}: " + "; ".join(problems))

@@ -484,6 +484,47 @@ def test_a_script_that_raises_does_not_reproduce_its_fault(tmp_path):
     assert fault["shows"].reproduces() and not fault["agrees"].reproduces()
 
 
+def test_a_known_fault_entry_that_misstates_a_deployment_fails_the_nightly():
+    aoti_only = dataclasses.replace(DYNAMIC_WRITE_BACK, deployed=(("export", ()), ("aoti", ("",))))
+    assert disagreement(aoti_only, reproduces=True, deployed="aoti") is None
+    assert disagreement(aoti_only, reproduces=False, deployed="export") is None
+    assert disagreement(aoti_only, reproduces=True, deployed="export") == (
+        f"the known fault 'dynamic-shape write-back' reproduces under export on torch "
+        f"{torch.__version__}, but its entry lists no release: update its deployed.export in "
+        "upstream/known_faults.json (repro: python upstream/deployed.py export "
+        "upstream/dynamic_write_back.py)"
+    )
+    assert "does not reproduce under aoti" in disagreement(aoti_only, False, "aoti")
+
+
+def test_a_deployed_script_runs_with_its_compile_replaced_by_the_deployment(tmp_path):
+    """``upstream/deployed.py`` hands the script's program to torch.export:
+    a script that compiles a program export traces exits as the script
+    does; one whose program export refuses fails to run (exit 3), never
+    reproduces."""
+    # Eagerly and under torch.compile x * 2; exported x * 3: exit 1 only if exported.
+    (tmp_path / "exported.py").write_text(
+        "import sys\nimport torch\n\n"
+        "def program(x):\n    return x * (3 if torch.compiler.is_exporting() else 2)\n\n"
+        "if __name__ == '__main__':\n"
+        "    out = torch.compile(program, fullgraph=True)(torch.ones(3))\n"
+        "    sys.exit(int(out[0].item() == 3))\n"
+    )
+    (tmp_path / "refused.py").write_text(
+        "import torch\n\n"
+        "def program(x):\n    return x + 1 if x.sum() > 0 else x - 1\n\n"
+        "if __name__ == '__main__':\n"
+        "    torch.compile(program)(torch.ones(3))\n"
+    )
+    fault = {
+        n: dataclasses.replace(DYNAMIC_WRITE_BACK, script=str(tmp_path / n))
+        for n in ("exported", "refused")
+    }
+    assert fault["exported"].reproduces("export") and not fault["exported"].reproduces()
+    with pytest.raises(RuntimeError, match="(?s)deployed.py export .*failed to run: .*export"):
+        fault["refused"].reproduces("export")
+
+
 def test_every_known_fault_names_its_upstream_report_or_has_a_standalone_one():
     for fault in KNOWN_FAULTS:
         script = CHECKOUT / "upstream" / f"{fault.script}.py"

@@ -78,6 +78,8 @@ def test_known_faults_are_data_checked_as_they_load():
         _fault({**entry, "evidence": "culprit", "culprits": ["reinplacing"]})
     with pytest.raises(FaultEntryError, match="no predictor 'zeros'"):
         _fault({**entry, "predicts": "zeros"})
+    with pytest.raises(FaultEntryError, match="no deployment 'aot'"):
+        _fault({**entry, "deployed": {"aoti": ["2.13."], "aot": []}})
     # Evidence is required: "another stage agrees" alone is none.
     with pytest.raises(FaultEntryError, match="no evidence ''"):
         _fault({key: value for key, value in entry.items() if key != "evidence"})
