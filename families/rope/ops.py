@@ -18,16 +18,43 @@ def register() -> None:
     def _(positions, query, key, head_size, cos_sin_cache, is_neox) -> None:
         return None
 
-    @torch.library.register_fake("conformance::rotary_embedding_functional")
-    def _(positions, query, key, head_size, cos_sin_cache, is_neox):
-        # The kernel returns fresh contiguous tensors whatever the input layout;
-        # empty_like would keep a permuted input's strides.
-        return query.new_empty(query.shape), key.new_empty(key.shape)
+    torch.library.register_fake(
+        "conformance::rotary_embedding_functional", rotary_embedding_functional_fake
+    )
+    register_rotated_back("rotary_embedding_functional")
+
+
+def rotary_embedding_functional_fake(
+    positions: torch.Tensor,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    head_size: int,
+    cos_sin_cache: torch.Tensor,
+    is_neox: bool,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    # The kernels return fresh contiguous tensors whatever the input layout;
+    # empty_like would keep a permuted input's strides.
+    return query.new_empty(query.shape), key.new_empty(key.shape)
+
+
+def register_rotated_back(name: str) -> None:
+    """Register the backward of the functional rope op ``conformance::<name>``:
+    the inverse rotation, by the same op."""
+
+    def rotated_back(ctx, grad_query, grad_key):
+        """The backward of a rotation is the inverse rotation: the same kernel,
+        with ``sin`` negated (as training libraries run their rope kernel
+        backwards). Gradients arrive in any layout; the kernel takes them so."""
+        positions, cos_sin_cache = ctx.saved_tensors
+        cos, sin = cos_sin_cache.chunk(2, dim=-1)
+        inverse = torch.cat((cos, -sin), dim=-1)
+        grad_query, grad_key = getattr(torch.ops.conformance, name)(
+            positions, grad_query, grad_key, ctx.head_size, inverse, ctx.is_neox
+        )
+        return None, grad_query, grad_key, None, None, None
 
     torch.library.register_autograd(
-        "conformance::rotary_embedding_functional",
-        _rotated_back,
-        setup_context=_save_rotation,
+        f"conformance::{name}", rotated_back, setup_context=_save_rotation
     )
 
 
@@ -35,19 +62,6 @@ def _save_rotation(ctx, inputs, output) -> None:
     positions, _, _, head_size, cos_sin_cache, is_neox = inputs
     ctx.save_for_backward(positions, cos_sin_cache)
     ctx.head_size, ctx.is_neox = head_size, is_neox
-
-
-def _rotated_back(ctx, grad_query, grad_key):
-    """The backward of a rotation is the inverse rotation: the same kernel,
-    with ``sin`` negated (as training libraries run their rope kernel
-    backwards). Gradients arrive in any layout; the kernel takes them so."""
-    positions, cos_sin_cache = ctx.saved_tensors
-    cos, sin = cos_sin_cache.chunk(2, dim=-1)
-    inverse = torch.cat((cos, -sin), dim=-1)
-    grad_query, grad_key = torch.ops.conformance.rotary_embedding_functional(
-        positions, grad_query, grad_key, ctx.head_size, inverse, ctx.is_neox
-    )
-    return None, grad_query, grad_key, None, None, None
 
 
 def rotary_embedding_torch(

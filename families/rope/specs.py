@@ -77,6 +77,15 @@ SPECS = [
         prepare=triton_prepare("families.rope.triton_ops"),
         families=("rope", "triton"),
     ),
+    # The functional op ported to Triton, differentiable by the same inverse rotation.
+    rope_spec(
+        "rotary_embedding_functional_triton",
+        "conformance::rotary_embedding_functional_triton",
+        domain=Domain(dtypes=DTYPES),
+        grads=("query", "key"),
+        prepare=triton_prepare("families.rope.triton_ops"),
+        families=("rope", "triton"),
+    ),
     # The same kernel natively, as a triton_op Inductor sees into (GPU only).
     rope_spec(
         "rotary_embedding_triton_native",
