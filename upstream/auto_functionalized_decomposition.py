@@ -17,6 +17,12 @@ torch 2.13, "graph node count mismatch between eager and replacement" on
 2.14). A static compile and ``aot_eager`` are right, and so is the same
 program with a leading dimension of 2.
 
+Deployed instead (``python upstream/deployed.py {export,aoti}
+upstream/auto_functionalized_decomposition.py``): exported and run as
+exported it is right; AOTInductor fails to compile it as ``torch.compile``
+does with dynamic dimensions (static it is right). The entry's ``deployed``
+lists the releases.
+
 Run: ``python upstream/auto_functionalized_decomposition.py`` (exit status 1
 where it reproduces).
 """

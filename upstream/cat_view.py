@@ -10,6 +10,11 @@ works; Inductor (static or dynamic shapes) lays the ``cat`` out with strides
 (1, 2, 4) and fails: ``Cannot view a tensor with shape torch.Size([2, 2, 1])
 and strides (1, 2, 4) as a tensor with shape (4,)``. ``aot_eager`` is right.
 
+Deployed instead (``python upstream/deployed.py {export,aoti}
+upstream/cat_view.py``): exported and run as exported it is right;
+AOTInductor fails to compile it as ``torch.compile`` does, static or with
+dynamic dimensions. Measured on torch 2.11 to 2.15.
+
 Run: ``python upstream/cat_view.py`` (exit status 1 where it reproduces).
 """
 

@@ -13,6 +13,12 @@ buffer: eager returns a [414, 3, 4] view with strides (2, 1, 1); Inductor
 ``aot_eager`` is right, and so is Inductor with a static compile, with one
 unfold, or when the narrowed length is not an int input.
 
+Deployed instead (``python upstream/deployed.py {export,aoti}
+upstream/dynamic_double_unfold.py``): exported and run as exported it is
+right; AOTInductor raises no error but returns a fresh contiguous tensor,
+strides (12, 4, 1), static or with dynamic dimensions (values right). The
+entry's ``deployed`` lists the releases.
+
 Run: ``python upstream/dynamic_double_unfold.py`` (exit status 1 where it
 reproduces).
 """

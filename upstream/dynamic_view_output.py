@@ -16,6 +16,12 @@ buffer itself is right. A static compile is right, and so are
 ``aot_eager``, a view that is not an ``unfold``, and the program without
 one of the three mutations.
 
+Deployed instead (``python upstream/deployed.py {export,aoti}
+upstream/dynamic_view_output.py``): exported and run as exported it is
+right; AOTInductor with dynamic dimensions returns a fresh tensor with
+strides (3, 1) (values right; static it is right). The entry's ``deployed``
+lists the releases.
+
 Run: ``python upstream/dynamic_view_output.py`` (exit status 1 where it
 reproduces).
 """

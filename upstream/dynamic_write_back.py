@@ -14,10 +14,11 @@ Expected: the compiled call changes exactly the buffer that eager changes.
 Actual (torch 2.11 to 2.15.0): 6 of 15 elements differ.
 
 ``torch.compile`` is affected, not AOTInductor alone, where the upstream
-report found it. Exported (``torch.export``, dimensions
-``Dim.AUTO``) and run as exported it is right; compiled from that export by
-AOTInductor it writes at offset 0 too (2.13, 2.14), and there a plain
-``double_(buffer[1])`` is enough (see ``mutated_input_alias.py``).
+report found it. Exported (``torch.export``, dimensions ``Dim.AUTO``) and
+run as exported it is right; compiled from that export by AOTInductor it
+writes at offset 0 too (torch 2.11 to 2.15; ``python upstream/deployed.py aoti
+upstream/dynamic_write_back.py``), and there a plain ``double_(buffer[1])``
+is enough (see ``mutated_input_alias.py``).
 
 Run: ``python upstream/dynamic_write_back.py`` (exit status 1 where it reproduces).
 """

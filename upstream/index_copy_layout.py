@@ -11,6 +11,11 @@ strides (1, 65): eager returns strides (1, 65), compiled (``aot_eager`` and
 Inductor) (64, 1); the values agree. ``copy_``, ``add_``, setitem and a
 mutating custom op keep the layout.
 
+Deployed instead (``python upstream/deployed.py {export,aoti}
+upstream/index_copy_layout.py``): exported and run as exported it is right;
+compiled by AOTInductor it reproduces, static or with dynamic dimensions.
+The entry's ``deployed`` lists the releases.
+
 Run: ``python upstream/index_copy_layout.py`` (exit status 1 where it
 reproduces).
 """

@@ -10,6 +10,11 @@ eager gives ``v = [6, 4, 2]`` and ``b = [8, 8, 8]``; compiled (statically or
 with dynamic shapes) ``v = [6, 4, 8]`` and ``b = [8, 8, 14]``: the flip is
 fused with the copy back into ``b`` and reads an element already updated.
 
+Deployed instead (``python upstream/deployed.py {export,aoti}
+upstream/mirrored_read_after_write.py``): exported and run as exported it is
+right; compiled by AOTInductor it reproduces where ``torch.compile`` does.
+The entry's ``deployed`` lists the releases.
+
 Run: ``python upstream/mirrored_read_after_write.py`` (exit status 1 where it
 reproduces).
 """

@@ -13,9 +13,10 @@ Expected: a fresh tensor, as in eager. Actual (torch 2.11 to 2.15.0): a view of
 ``buffer`` at storage offset 5.
 
 Under AOTInductor (the exported program compiled by
-``aoti_compile_and_package``; 2.13, 2.14) the copy is a view of ``buffer``
-too; with dynamic dimensions the op's write to ``buffer[1]`` also lands at
-offset 0 (pytorch/pytorch#198068's fault, through one ``select``).
+``aoti_compile_and_package``; torch 2.11 to 2.15) the copy is a view of
+``buffer`` too; with dynamic dimensions the op's write to ``buffer[1]``
+also lands at offset 0 (pytorch/pytorch#198068's fault, through one
+``select``).
 ``torch.export`` alone is right.
 
 Run: ``python upstream/mutated_input_alias.py`` (exit status 1 where it reproduces).

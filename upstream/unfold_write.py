@@ -9,6 +9,11 @@ compiled, elements 4 to 6 become 0. Functionalization inverts the unfold with
 ``unfold_backward``, which zeroes what no window covers (and sums overlaps,
 so -0.0 in a window comes back as +0.0).
 
+Deployed instead (``python upstream/deployed.py {export,aoti}
+upstream/unfold_write.py``): exported and run as exported it is right;
+compiled by AOTInductor it reproduces, static or with dynamic dimensions.
+The entry's ``deployed`` lists the releases.
+
 Run: ``python upstream/unfold_write.py`` (exit status 1 where it reproduces).
 """
 
