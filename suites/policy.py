@@ -53,8 +53,8 @@ PROFILE_CHECK_MODES: dict[str, dict[str, Sequence[str]]] = {
     "ci": {"programs": ("inductor",), "compiled_backward": ("inductor",)}
 }
 # The profiles whose generated programs may end with a backward through the
-# op. Not yet the gate, nor the README's pytest: on torch 2.13 one of the
-# gate's drawn programs hits the known fault 'tile2d atomic add', a compiled
+# op. Not yet the gate, nor the README's pytest: on torch 2.11 to 2.13 one of
+# the gate's drawn programs hits the known fault 'tile2d atomic add', a compiled
 # backward that writes out of bounds and kills its process, and no triage
 # can run in a process that died; so the nightly runs it.
 PROGRAM_BACKWARD_PROFILES = ("nightly",)
