@@ -21,22 +21,13 @@ def disagreement(fault: KnownFault, reproduces: bool, deployed: str = "") -> str
     deployment ``deployed`` names), if anything."""
     if reproduces == fault.affects(deployed=deployed):
         return None
-    releases = dict(fault.deployed).get(deployed, ()) if deployed else fault.releases
-    listed = ", ".join(releases) or "no release"
-    where, field, repro = (
-        (
-            f" under {deployed}",
-            f"deployed.{deployed}",
-            f"python upstream/deployed.py {deployed} upstream/{fault.script}.py",
-        )
-        if deployed
-        else ("", "releases", fault.repro)
-    )
+    listed = ", ".join(fault.releases_under(deployed)) or "no release"
+    where, field = (f" under {deployed}", f"deployed.{deployed}") if deployed else ("", "releases")
     return (
         f"the known fault {fault.name!r} "
         + ("reproduces" if reproduces else "does not reproduce")
         + f"{where} on {fault.tool} {fault.version}, but its entry lists {listed}: update "
-        f"its {field} in upstream/known_faults.json (repro: {repro})"
+        f"its {field} in upstream/known_faults.json (repro: {fault.repro_under(deployed)})"
     )
 
 

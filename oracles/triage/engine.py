@@ -194,8 +194,11 @@ class KnownFault:
     def affects(self, version: str | None = None, deployed: str = "") -> bool:
         """It reproduces on this release (or ``version``), under torch.compile
         or the deployment ``deployed`` names."""
-        releases = dict(self.deployed).get(deployed, ()) if deployed else self.releases
-        return (version or self.version).startswith(releases)
+        return (version or self.version).startswith(self.releases_under(deployed))
+
+    def releases_under(self, deployed: str = "") -> tuple[str, ...]:
+        """The releases it affects under torch.compile, or under ``deployed``."""
+        return dict(self.deployed).get(deployed, ()) if deployed else self.releases
 
     @property
     def version(self) -> str:
@@ -223,6 +226,12 @@ class KnownFault:
     def repro(self) -> str:
         return f"python upstream/{self.script}.py"
 
+    def repro_under(self, deployed: str = "") -> str:
+        """The command that reproduces it (under the deployment ``deployed``)."""
+        if not deployed:
+            return self.repro
+        return f"python upstream/deployed.py {deployed} upstream/{self.script}.py"
+
     def reproduces(self, deployed: str = "") -> bool:
         """Its standalone reproduction shows it on this torch release (its
         torch.compile replaced by the deployment ``deployed`` names, by
@@ -238,10 +247,7 @@ class KnownFault:
         )
         run = subprocess.run([sys.executable, *command], capture_output=True, text=True)
         if run.returncode not in (0, 1):
-            how = f"python upstream/deployed.py {deployed} upstream/{self.script}.py"
-            raise RuntimeError(
-                f"{how if deployed else self.repro} failed to run: {run.stderr[-2000:]}"
-            )
+            raise RuntimeError(f"{self.repro_under(deployed)} failed to run: {run.stderr[-2000:]}")
         return run.returncode == 1
 
     def shown_by(self) -> str:
