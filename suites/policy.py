@@ -63,7 +63,7 @@ PROGRAM_BACKWARD_PROFILES = ("nightly",)
 # and each compiles in a process of its own.
 KNOWN_FAULT_PROFILES = ("ci", "nightly")
 # The profiles that also run them under the deployments (export, AOTInductor:
-# about 20 s a script each) against each entry's ``deployed`` releases.
+# about 10 s a script each) against each entry's ``deployed`` releases.
 DEPLOYED_FAULT_PROFILES = ("nightly",)
 
 
