@@ -12,7 +12,13 @@ registry does, so the registry lint sees them as well as the checks.
   residual instead of the argument;
 - ``rms_norm_no_mean_term``: rms_norm with an autograd formula that forgets
   the input gradient's second term, ``- x inv^2 mean(g w x)`` (the gradient
-  through the mean of squares), as a hand-written backward can.
+  through the mean of squares), as a hand-written backward can;
+- ``rms_norm_saves_output``: rms_norm whose kernel returns its output in its
+  input's layout (``empty_like`` keeps a permuted input's strides) under the
+  family's fake, which says contiguous; its formula saves that output and
+  takes the weight's gradient from it (the normalized input is output over
+  weight, as memory-efficient norms recover it), so a compiled backward
+  indexes the saved output by the fake's strides.
 """
 
 from __future__ import annotations
@@ -25,7 +31,6 @@ from families import prepared
 from families.norm import ops, reference
 from families.norm.cases import FUSED_ADD, RMS_NORM
 from families.norm.specs import norm_spec
-from kernels.build import load_kernels
 from oracles.core.reference import Expectation
 from oracles.core.spec import Spec
 
@@ -64,10 +69,32 @@ def _no_mean_term(ctx, grad):
     return grad_input, grad_weight, None
 
 
+def _in_input_layout(input, weight, epsilon):
+    result = torch.empty_like(input)
+    return result.copy_(torch.ops.conformance.rms_norm(input, weight, epsilon))
+
+
+def _save_output(ctx, inputs, output):
+    input, weight, epsilon = inputs
+    ctx.save_for_backward(input, weight, output)
+    ctx.epsilon = epsilon
+
+
+def _weight_from_output(ctx, grad):
+    input, weight, output = ctx.saved_tensors
+    grad_input, _ = torch.ops.conformance.rms_norm_backward(
+        grad.contiguous(), input, weight, ctx.epsilon
+    )
+    normalized = output.float() / weight.float()
+    grad_weight = (grad.float() * normalized).reshape(-1, weight.shape[-1]).sum(0)
+    return grad_input, grad_weight.to(weight.dtype), None
+
+
 @functools.cache
 def register() -> None:
-    """Build and load the zoo's ops and register their fakes (once)."""
-    load_kernels()
+    """Build and load the zoo's ops and register their fakes (once), and the
+    family's, whose backward kernel a formula here runs."""
+    ops.register()
     for name, fake in FAKES.items():
         torch.library.register_fake(f"conformance_zoo::{name}", fake)
     library = torch.library.Library("conformance_zoo", "FRAGMENT")  # noqa: TOR901
@@ -80,6 +107,17 @@ def register() -> None:
         "conformance_zoo::rms_norm_no_mean_term",
         _no_mean_term,
         setup_context=ops.save_inputs,
+        lib=library,
+    )
+    library.define("rms_norm_saves_output(Tensor input, Tensor weight, float epsilon) -> Tensor")
+    library.impl("rms_norm_saves_output", _in_input_layout, "CPU")
+    torch.library.register_fake(
+        "conformance_zoo::rms_norm_saves_output", ops.rms_norm_fake, lib=library
+    )
+    torch.library.register_autograd(
+        "conformance_zoo::rms_norm_saves_output",
+        _weight_from_output,
+        setup_context=_save_output,
         lib=library,
     )
     register.library = library  # type: ignore[attr-defined]  # kept alive
@@ -102,18 +140,26 @@ def _zoo_spec(name: str, **fields) -> Spec:
     )
 
 
-SPECS = [
-    _zoo_spec("add_rms_norm_returns_none", reference=reference.add_rms_norm_outputs),
-    _zoo_spec("add_rms_norm_returns_one", reference=reference.add_rms_norm_outputs),
-    _zoo_spec("add_rms_norm_stats_returns_three", reference=None),
-    _zoo_spec("fused_add_rms_norm_fresh_residual", reference=returned_writes),
-    norm_spec(
-        "rms_norm_no_mean_term",
-        "conformance_zoo::rms_norm_no_mean_term",
+def _backward_spec(name: str, **fields) -> Spec:
+    return norm_spec(
+        name,
+        f"conformance_zoo::{name}",
         RMS_NORM,
         reference=reference.rms_norm_outputs,
         grads=("input", "weight"),
         families=("norm", "zoo", "backward"),
         prepare=prepared(register),
-    ),
+        **fields,
+    )
+
+
+SPECS = [
+    _zoo_spec("add_rms_norm_returns_none", reference=reference.add_rms_norm_outputs),
+    _zoo_spec("add_rms_norm_returns_one", reference=reference.add_rms_norm_outputs),
+    _zoo_spec("add_rms_norm_stats_returns_three", reference=None),
+    _zoo_spec("fused_add_rms_norm_fresh_residual", reference=returned_writes),
+    _backward_spec("rms_norm_no_mean_term"),
+    # Its formula's arithmetic is Inductor's to order (a division and a sum
+    # over rows), so its compiled gradients are judged against the float64 ones.
+    _backward_spec("rms_norm_saves_output", bit_exact=False),
 ]

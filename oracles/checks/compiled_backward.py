@@ -86,9 +86,9 @@ def judged_backward(spec: Spec, case: Case, mode: Mode, summed: bool) -> list[Fi
         ]
     if not wrt:
         return []
-    compiled, vacuity = compiled_backward(spec, case, mode)
+    compiled, vacuity, misread = compiled_backward(spec, case, mode)
     if compiled.error is not None:
-        return [compile_failure(spec, mode, compiled.error)]
+        return [*misread, compile_failure(spec, mode, compiled.error)]
     if vacuity is not None:
         return [Finding(HARNESS, f"no verdict: {vacuity}")]
     if compiled.requires_grad != eager.requires_grad:
@@ -99,7 +99,7 @@ def judged_backward(spec: Spec, case: Case, mode: Mode, summed: bool) -> list[Fi
                 f"{mode.name}, {eager.requires_grad} eagerly",
             )
         ]
-    found = []
+    found = misread
     for name in wrt:
         want, got, label = eager.grads[name], compiled.grads[name], gradient_label(name)
         if (want is None) != (got is None):

@@ -10,6 +10,7 @@ from typing import Any
 import torch
 import torch.utils._pytree as pytree
 
+from oracles.comparisons.saved import saved_layouts
 from oracles.core.case import Case
 from oracles.core.findings import Finding, error_text
 from oracles.core.gradients import Backward, backward, copies, differentiated
@@ -82,10 +83,13 @@ def formula_at_a_backend_key(spec: Spec) -> Finding:
     )
 
 
-def compiled_backward(spec: Spec, case: Case, mode: Compiled) -> tuple[Backward, str | None]:
+def compiled_backward(
+    spec: Spec, case: Case, mode: Compiled
+) -> tuple[Backward, str | None, list[Finding]]:
     """The program compiled in ``mode`` (statically), then its gradients
-    through the backward that compile made; and why the run proves nothing,
-    if it does not."""
+    through the backward that compile made; why the run proves nothing, if
+    it does not; and the tensors the forward saved that its backward was
+    compiled for in another layout (``saved_layouts``)."""
     wrt = differentiated(spec.grads, case)
     signature, sizes = signature_of(case)
     names = signature.buffer_names
@@ -100,18 +104,38 @@ def compiled_backward(spec: Spec, case: Case, mode: Compiled) -> tuple[Backward,
 
     key = (spec.name, spec.op, "backward", function, signature, sizes)
     program = compiled_programs().get(key, spec.overload, make, mode)
-    evidence = []
+    evidence, saved = [], []
 
     def forward(inputs: dict[str, torch.Tensor]) -> Any:
         result, call = program(*(inputs[n] for n in names), *sizes)
         evidence.append(call)
+        saved.extend(_saved_by(result))  # before the backward frees them
         return result
 
-    run = backward(forward, case.allocate(), wrt, case.seed, case.upstream)
+    with program.settings():  # the backward compiles as the forward did
+        run = backward(forward, case.allocate(), wrt, case.seed, case.upstream)
     vacuity = program.vacuity(evidence[0]) if evidence else None
     if vacuity is None and mode.stage > 0 and run.error is None:
         vacuity = _not_compiled_backward(run, every=case.program is None)
-    return run, vacuity
+    compiled_for = program.saved_for_backward()
+    misread = [] if compiled_for is None else saved_layouts(saved, compiled_for, mode.name)
+    return run, vacuity, misread
+
+
+def _saved_by(outputs: Any) -> list[torch.Tensor]:
+    """The tensors the compiled function behind ``outputs`` saved for its
+    backward (as empty tensors of their layouts: the backward frees them)."""
+    for output in pytree.tree_leaves(outputs):
+        node = _found_behind(getattr(output, "grad_fn", None), _compiled_function)
+        if node is not None:
+            saved = (*node.saved_tensors, *getattr(node, "_tensors_no_vc_check", ()))
+            return [torch.empty_strided(t.shape, t.stride(), device="meta") for t in saved]
+    return []
+
+
+def _compiled_function(node: Any) -> bool:
+    """The node of the function AOTAutograd compiled."""
+    return "CompiledFunction" in type(node).__name__
 
 
 def _not_compiled_backward(run: Backward, every: bool) -> str | None:
@@ -126,7 +150,7 @@ def _not_compiled_backward(run: Backward, every: bool) -> str | None:
     eager = []
     for i in run.upstream:
         node = run.outputs[i].grad_fn  # type: ignore[index]
-        if not _behind(node, lambda node: "CompiledFunction" in type(node).__name__):
+        if not _behind(node, _compiled_function):
             eager.append(f"out[{i}]'s gradient comes from {type(node).__name__}")
     if eager and (every or len(eager) == len(run.upstream)):
         return (
@@ -138,11 +162,20 @@ def _not_compiled_backward(run: Backward, every: bool) -> str | None:
 
 def _behind(node: Any, wanted: Callable[[Any], bool], depth: int = 8) -> bool:
     """An autograd node ``wanted`` is ``node`` or within ``depth`` nodes behind it."""
+    return _found_behind(node, wanted, depth) is not None
+
+
+def _found_behind(node: Any, wanted: Callable[[Any], bool], depth: int = 8) -> Any:
+    """The first node ``wanted`` that is ``node`` or within ``depth`` nodes behind it."""
     if node is None or depth == 0:
-        return False
+        return None
     if wanted(node):
-        return True
-    return any(_behind(n, wanted, depth - 1) for n, _ in node.next_functions)
+        return node
+    for behind, _ in node.next_functions:
+        found = _found_behind(behind, wanted, depth - 1)
+        if found is not None:
+            return found
+    return None
 
 
 def _a_function(node: Any) -> bool:

@@ -75,7 +75,7 @@ def _triaged_backward(
         f.blocking and f.verdict == VALUES for f in found
     ):
         return found
-    compiled, _ = compiled_backward(spec, case, mode)  # compiled already: no compile
+    compiled, _, _ = compiled_backward(spec, case, mode)  # compiled already: no compile
     wrt, predicted, _ = eager_backward(spec, case, laid_out_as_output)
     _, eager, _ = eager_backward(spec, case)
     return explained_backward(found, wrt, compiled, eager, predicted)

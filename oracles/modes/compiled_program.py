@@ -20,13 +20,13 @@ import importlib
 import os
 import types
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import torch
 from torch._dynamo.backends.registry import lookup_backend
-from torch._inductor.compile_fx import compile_fx
+from torch._inductor.compile_fx import compile_fx, compile_fx_inner
 from torch.utils._python_dispatch import TorchDispatchMode
 
 if TYPE_CHECKING:
@@ -105,6 +105,33 @@ class OpCalls(TorchDispatchMode):
         return func(*args, **kwargs)
 
 
+@dataclasses.dataclass(frozen=True)
+class BackwardInput:
+    """A tensor input of a compiled backward, as Inductor compiled for it."""
+
+    name: str  # the backward graph's placeholder: what AOTAutograd saved
+    shape: tuple[int, ...]
+    stride: tuple[int, ...]
+
+
+def saved_inputs(graph: torch.fx.GraphModule) -> tuple[BackwardInput, ...] | None:
+    """The saved tensors a backward graph takes, in order, as its fakes lay
+    them out (the upstream gradients, ``tangents_*``, left out); None where a
+    size is symbolic."""
+    found = []
+    for node in graph.graph.nodes:
+        value = node.meta.get("val")
+        if node.op != "placeholder" or not isinstance(value, torch.Tensor):
+            continue
+        if node.name.startswith("tangents"):
+            continue
+        shape, stride = tuple(value.shape), tuple(value.stride())
+        if not all(isinstance(n, int) for n in (*shape, *stride)):
+            return None
+        found.append(BackwardInput(node.name, shape, stride))
+    return tuple(found)
+
+
 @dataclasses.dataclass
 class CompiledCall:
     """The evidence of one call: what compiled and what really ran."""
@@ -163,6 +190,8 @@ class CompiledProgram(TracedProgram):
         self._last_graph: int | None = None
         self._kernel_calls: dict[int, int] = {}  # per compiled graph, counted in it
         self._counting: OpCalls | None = None
+        self._saved: dict[int, tuple[BackwardInput, ...] | None] = {}  # per graph
+        self._compiling: int | None = None
         # Dynamo keeps compiled code per code object: a copy of it gives this
         # program its own cache and recompile limit.
         own = types.FunctionType(
@@ -178,12 +207,16 @@ class CompiledProgram(TracedProgram):
 
     def _backend(self, gm: torch.fx.GraphModule, example_inputs: list) -> Callable:
         self._traced(gm.graph)
-        compiled: Callable[..., Any] = (
-            compile_fx(gm, example_inputs)  # type: ignore[assignment]
-            if self.mode.backend == "inductor"
-            else lookup_backend(self.mode.backend)(gm, example_inputs)
-        )
         graph = self.compiles
+        self._compiling = graph
+        try:
+            compiled: Callable[..., Any] = (
+                compile_fx(gm, example_inputs, inner_compile=self._inner_compile)  # type: ignore[assignment]
+                if self.mode.backend == "inductor"
+                else lookup_backend(self.mode.backend)(gm, example_inputs)
+            )
+        finally:
+            self._compiling = None
 
         def run(*args: Any) -> Any:
             self._graph_runs += 1
@@ -196,6 +229,26 @@ class CompiledProgram(TracedProgram):
                 return compiled(*args)
 
         return run
+
+    def _inner_compile(self, gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any:
+        """Inductor's own compile of one graph, keeping what a backward
+        takes: one compiled with its forward, or (AOTAutograd compiles most
+        backwards lazily) when the forward that last ran first runs its
+        backward."""
+        graph = self._last_graph if self._compiling is None else self._compiling
+        if kwargs.get("is_backward") and graph is not None:
+            self._saved[graph] = saved_inputs(gm)
+        return compile_fx_inner(gm, example_inputs, **kwargs)
+
+    def saved_for_backward(self) -> tuple[BackwardInput, ...] | None:
+        """The saved tensors the backward of the graph that last ran was
+        compiled for (None until that backward compiled)."""
+        return None if self._last_graph is None else self._saved.get(self._last_graph)
+
+    def settings(self) -> AbstractContextManager[None]:
+        """What the program's compiles run under: a backward, compiled when
+        it first runs, outside the call, needs them too."""
+        return compiling_under(self.mode, self.cache_dir)
 
     def _kernel_calls_of(self, inputs: tuple) -> tuple[Any, int]:
         """Run, counting in the compiled graph: the result and the op's real calls."""

@@ -12,6 +12,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from hypothesis import settings
+from torch._inductor.compile_fx import compile_fx_inner
 
 from families.activation import reference as silu_reference
 from families.activation import zoo as activation_zoo
@@ -33,6 +34,7 @@ from oracles.core.reference import Expected
 from oracles.core.spec import SpecError
 from oracles.core.verdicts import (
     AUTOGRAD,
+    FAKE,
     HARNESS,
     INTERMEDIATE_STRIDES,
     KNOWN_COMPILER_FAULT,
@@ -40,6 +42,7 @@ from oracles.core.verdicts import (
     VALUES,
 )
 from oracles.core.verdicts import COMPILED as COMPILED_VERDICT
+from oracles.modes import compiled_program
 from oracles.modes.compiled import COMPILED, INDUCTOR
 from oracles.modes.programs import around
 from oracles.repro.script import write_repro
@@ -61,6 +64,15 @@ RMS_NORM = next(s for s in builtin_specs() if s.name == "rms_norm")
 SILU_FUNCTIONAL = next(s for s in builtin_specs() if s.name == "silu_and_mul_functional")
 [OVERWRITES_SAVED] = activation_zoo.SPECS
 NO_MEAN_TERM = next(s for s in norm_zoo.SPECS if s.name == "rms_norm_no_mean_term")
+SAVES_OUTPUT = next(s for s in norm_zoo.SPECS if s.name == "rms_norm_saves_output")
+NO_SIZE_ASSERTS = COMPILED["inductor_no_size_asserts"]
+# Rows of a [2, 3] batch read as [3, 2]: a permuted input, whose strides
+# empty_like keeps.
+PERMUTED_ROWS = Case(
+    {"input": Buffer((2, 3, 8), torch.float32), "weight": Buffer((8,), torch.float32)},
+    {"input": View("input", (("permute", (1, 0, 2)),)), "weight": View("weight"), "epsilon": 1e-6},
+    seed=3,
+)
 FEW = settings(max_examples=6, database=None)
 
 
@@ -227,6 +239,45 @@ def test_a_backward_ops_wrong_fake_fails_the_compiled_backward_alone():
     assert stage.verdict == STAGE and not stage.blocking, stage
     assert "every stage before inductor (Dynamo" in stage.message, stage
     assert "the difference arises in Inductor" in stage.message and "fake check" in stage.message
+
+
+def test_a_saved_output_laid_out_other_than_its_fake_claims_is_named_in_the_backward():
+    """The kernel returns its output in a permuted input's layout, the fake
+    says contiguous, and the formula saves the output: where no size assert
+    checks it, the compiled backward is handed the saved output in a layout
+    it was not compiled for. Eager gradients are right; with size asserts the
+    forward already fails on the op's output; rms_norm saves its input and
+    weight, laid out as their fakes say, and is silent."""
+    with SAVES_OUTPUT.installed():
+        assert check_backward(SAVES_OUTPUT, PERMUTED_ROWS) == []
+        found = check_compiled_backward(SAVES_OUTPUT, PERMUTED_ROWS, None, NO_SIZE_ASSERTS)
+        asserted = check_compiled_backward(SAVES_OUTPUT, PERMUTED_ROWS, None, INDUCTOR)
+    assert [f.verdict for f in found] == [FAKE], found
+    assert found[0].message.startswith(
+        "saved tensor 2 (rms_norm_saves_output) reached the backward "
+        "inductor_no_size_asserts compiled with shape [3, 2, 8] and strides (8, 24, 1), but "
+        "that backward was compiled for shape [3, 2, 8] and strides (16, 8, 1)"
+    ), found
+    assert [f.verdict for f in asserted] == [COMPILED_VERDICT], asserted
+    assert "rms_norm_saves_output" in asserted[0].message
+    with RMS_NORM.installed():
+        assert check_compiled_backward(RMS_NORM, PERMUTED_ROWS, None, NO_SIZE_ASSERTS) == []
+
+
+def test_a_backward_compiled_when_it_first_runs_compiles_in_the_mode(monkeypatch):
+    """AOTAutograd compiles a backward when it first runs, after the forward
+    returned: it must compile under the Mode's settings all the same."""
+    compiled_with = []
+
+    def inner(gm, example_inputs, **kwargs):
+        if kwargs.get("is_backward"):
+            compiled_with.append(torch._inductor.config.size_asserts)
+        return compile_fx_inner(gm, example_inputs, **kwargs)
+
+    monkeypatch.setattr(compiled_program, "compile_fx_inner", inner)
+    with RMS_NORM.installed():
+        assert check_compiled_backward(RMS_NORM, PERMUTED_ROWS, None, NO_SIZE_ASSERTS) == []
+    assert compiled_with == [False]
 
 
 def test_gradients_of_data_movement_are_judged_with_the_budget_of_their_sums():
@@ -416,7 +467,7 @@ def test_a_drawn_programs_backward_script_judges_by_the_budget_where_bits_differ
     script = tmp_path / "backward.py"
     with SILU_FUNCTIONAL.installed():
         _, eager, _ = eager_backward(SILU_FUNCTIONAL, case)
-        compiled, _ = compiled_backward(SILU_FUNCTIONAL, case, INDUCTOR)
+        compiled, _, _ = compiled_backward(SILU_FUNCTIONAL, case, INDUCTOR)
         assert check_programs(SILU_FUNCTIONAL, case, None, INDUCTOR) == []
         write_repro(SILU_FUNCTIONAL, CHECKS["compiled_backward"], [case], 0, False, script)
     assert not torch.equal(eager.grads["input"], compiled.grads["input"])
