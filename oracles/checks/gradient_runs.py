@@ -19,6 +19,7 @@ from oracles.core.spec import Spec
 from oracles.core.verdicts import AUTOGRAD, CRASH
 from oracles.modes.cache import compiled_programs
 from oracles.modes.compiled import Compiled
+from oracles.modes.compiled_program import CompiledProgram
 from oracles.modes.programs import around
 
 # What torch says where an op has no autograd formula: a custom op's error,
@@ -104,12 +105,13 @@ def compiled_backward(
 
     key = (spec.name, spec.op, "backward", function, signature, sizes)
     program = compiled_programs().get(key, spec.overload, make, mode)
+    assert isinstance(program, CompiledProgram), "the backward checks run no deployment"
     evidence, saved = [], []
 
     def forward(inputs: dict[str, torch.Tensor]) -> Any:
         result, call = program(*(inputs[n] for n in names), *sizes)
         evidence.append(call)
-        saved.extend(_saved_by(result))  # before the backward frees them
+        saved.extend(saved_by(result))  # before the backward frees them
         return result
 
     with program.settings():  # the backward compiles as the forward did
@@ -122,7 +124,7 @@ def compiled_backward(
     return run, vacuity, misread
 
 
-def _saved_by(outputs: Any) -> list[torch.Tensor]:
+def saved_by(outputs: Any) -> list[torch.Tensor]:
     """The tensors the compiled function behind ``outputs`` saved for its
     backward (as empty tensors of their layouts: the backward frees them)."""
     for output in pytree.tree_leaves(outputs):

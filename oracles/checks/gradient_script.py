@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import string
 
-from oracles.checks.gradient_runs import NO_FORMULA, formula_inside_kernel
+from oracles.checks.gradient_runs import NO_FORMULA, formula_inside_kernel, saved_by
 from oracles.checks.script import Script
 from oracles.comparisons.expected import gradient_expectation
 from oracles.comparisons.outputs import metadata
+from oracles.comparisons.saved import saved_layouts
 from oracles.comparisons.values import bit_exact, within_ulps
 from oracles.core.case import Case
 from oracles.core.gradients import backward, differentiated
 from oracles.core.spec import Spec
+from oracles.modes.compiled_program import keeping_saved
 
 # How both scripts run the program, eagerly or compiled, forward and backward.
 _RUN = """
@@ -84,11 +86,22 @@ def main():
         return report([Finding("harness", f"no verdict: {unregistered.message}")])
     if eager.error is not None:
         return report([Finding("harness", f"no verdict: eager raised: {error_text(eager.error)}")])
-    compiled = run(compile_program(model), case)
+    # Inductor keeps what the backward it compiles takes, and the forward
+    # what it saved, as the suite compares them.
+    compiled_for, saved = [None], []
+    inductor = keeping_saved(compiled_for.append) if BACKEND == "inductor" else None
+    compiled_model = compile_program(model, inductor)
+
+    def forward(*inputs):
+        result = compiled_model(*inputs)
+        saved.extend(saved_by(result))  # before the backward frees them
+        return result
+
+    compiled = run(forward, case)
+    found = [] if compiled_for[-1] is None else saved_layouts(saved, compiled_for[-1], MODE)
     if compiled.error is not None:
         failed = f"the program compiled by {MODE} failed where eager ran: "
-        return report([Finding("compiled", failed + error_text(compiled.error))])
-    found = []
+        return report([*found, Finding("compiled", failed + error_text(compiled.error))])
     for name in WRT:
         want, got = eager.grads[name], compiled.grads[name]
         label = f"the gradient of buffer {name!r}"
@@ -179,6 +192,9 @@ COMPILED_SCRIPT = Script(
     suite_code=lambda spec: [
         backward,
         formula_inside_kernel,
+        keeping_saved,
+        saved_by,
+        saved_layouts,
         metadata,
         bit_exact,
         within_ulps,

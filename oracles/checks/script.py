@@ -85,6 +85,7 @@ RESERVED = frozenset(
     FakeTensorMode
     overload case buffers before args outputs found fake fake_args error expectation
     indices index_args footprints compiled findings number want got pairs label bind
+    compiled_for saved inductor compiled_model forward
     """.split()
 )
 

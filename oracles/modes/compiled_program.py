@@ -132,6 +132,21 @@ def saved_inputs(graph: torch.fx.GraphModule) -> tuple[BackwardInput, ...] | Non
     return tuple(found)
 
 
+def keeping_saved(keep: Callable[[tuple[BackwardInput, ...] | None], None]) -> Callable[..., Any]:
+    """Inductor as a torch.compile backend, telling ``keep`` what each
+    backward it compiles takes (``saved_inputs``)."""
+
+    def inner_compile(gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any:
+        if kwargs.get("is_backward"):
+            keep(saved_inputs(gm))
+        return compile_fx_inner(gm, example_inputs, **kwargs)
+
+    def backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Any:
+        return compile_fx(gm, example_inputs, inner_compile=inner_compile)
+
+    return backend
+
+
 @dataclasses.dataclass
 class CompiledCall:
     """The evidence of one call: what compiled and what really ran."""
@@ -211,7 +226,7 @@ class CompiledProgram(TracedProgram):
         self._compiling = graph
         try:
             compiled: Callable[..., Any] = (
-                compile_fx(gm, example_inputs, inner_compile=self._inner_compile)  # type: ignore[assignment]
+                keeping_saved(self._keep_saved)(gm, example_inputs)
                 if self.mode.backend == "inductor"
                 else lookup_backend(self.mode.backend)(gm, example_inputs)
             )
@@ -230,15 +245,13 @@ class CompiledProgram(TracedProgram):
 
         return run
 
-    def _inner_compile(self, gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any:
-        """Inductor's own compile of one graph, keeping what a backward
-        takes: one compiled with its forward, or (AOTAutograd compiles most
-        backwards lazily) when the forward that last ran first runs its
-        backward."""
+    def _keep_saved(self, saved: tuple[BackwardInput, ...] | None) -> None:
+        """Keep what a backward takes: one compiled with its forward, or
+        (AOTAutograd compiles most backwards lazily) when the forward that
+        last ran first runs its backward."""
         graph = self._last_graph if self._compiling is None else self._compiling
-        if kwargs.get("is_backward") and graph is not None:
-            self._saved[graph] = saved_inputs(gm)
-        return compile_fx_inner(gm, example_inputs, **kwargs)
+        if graph is not None:
+            self._saved[graph] = saved
 
     def saved_for_backward(self) -> tuple[BackwardInput, ...] | None:
         """The saved tensors the backward of the graph that last ran was

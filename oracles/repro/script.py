@@ -275,8 +275,8 @@ def compile_settings(mode: Compiled) -> str:
 # How a script compiles the model: torch.compile, as the suite does.
 _COMPILED = """
 
-def compile_program(model):
-    return torch.compile(model, backend=BACKEND, fullgraph=True, dynamic=DYNAMIC)
+def compile_program(model, backend=None):
+    return torch.compile(model, backend=backend or BACKEND, fullgraph=True, dynamic=DYNAMIC)
 """
 # Or deployed, as the suite does: exported (strictly or not) once per input
 # signature, dimensions dynamic where the program is, then run as exported

@@ -241,27 +241,36 @@ def test_a_backward_ops_wrong_fake_fails_the_compiled_backward_alone():
     assert "the difference arises in Inductor" in stage.message and "fake check" in stage.message
 
 
-def test_a_saved_output_laid_out_other_than_its_fake_claims_is_named_in_the_backward():
+def test_a_saved_output_laid_out_other_than_its_fake_claims_is_named_in_the_backward(tmp_path):
     """The kernel returns its output in a permuted input's layout, the fake
     says contiguous, and the formula saves the output: where no size assert
     checks it, the compiled backward is handed the saved output in a layout
-    it was not compiled for. Eager gradients are right; with size asserts the
-    forward already fails on the op's output; rms_norm saves its input and
-    weight, laid out as their fakes say, and is silent."""
+    it was not compiled for, and its script says so too. Eager gradients are
+    right; with size asserts the forward already fails on the op's output;
+    rms_norm saves its input and weight, laid out as their fakes say, and is
+    silent."""
+    saved = (
+        "saved tensor 2 (rms_norm_saves_output) reached the backward "
+        "inductor_no_size_asserts compiled with shape [3, 2, 8] and strides (8, 24, 1), but "
+        "that backward was compiled for shape [3, 2, 8] and strides (16, 8, 1)"
+    )
     with SAVES_OUTPUT.installed():
         assert check_backward(SAVES_OUTPUT, PERMUTED_ROWS) == []
         found = check_compiled_backward(SAVES_OUTPUT, PERMUTED_ROWS, None, NO_SIZE_ASSERTS)
         asserted = check_compiled_backward(SAVES_OUTPUT, PERMUTED_ROWS, None, INDUCTOR)
+        script = write_repro(
+            SAVES_OUTPUT, "compiled_backward", [PERMUTED_ROWS], 0, False, tmp_path / "s.py",
+            NO_SIZE_ASSERTS.name,
+        )  # fmt: skip
     assert [f.verdict for f in found] == [FAKE], found
-    assert found[0].message.startswith(
-        "saved tensor 2 (rms_norm_saves_output) reached the backward "
-        "inductor_no_size_asserts compiled with shape [3, 2, 8] and strides (8, 24, 1), but "
-        "that backward was compiled for shape [3, 2, 8] and strides (16, 8, 1)"
-    ), found
+    assert found[0].message.startswith(saved), found
     assert [f.verdict for f in asserted] == [COMPILED_VERDICT], asserted
     assert "rms_norm_saves_output" in asserted[0].message
     with RMS_NORM.installed():
         assert check_compiled_backward(RMS_NORM, PERMUTED_ROWS, None, NO_SIZE_ASSERTS) == []
+    [reproduced] = _run(script, cwd=CHECKOUT)
+    assert reproduced.returncode == 1, _explain(reproduced)
+    assert f"[fake] {saved}" in reproduced.stdout, _explain(reproduced)
 
 
 def test_a_backward_compiled_when_it_first_runs_compiles_in_the_mode(monkeypatch):
@@ -275,8 +284,11 @@ def test_a_backward_compiled_when_it_first_runs_compiles_in_the_mode(monkeypatch
         return compile_fx_inner(gm, example_inputs, **kwargs)
 
     monkeypatch.setattr(compiled_program, "compile_fx_inner", inner)
+    fresh = dataclasses.replace(  # a program no other test compiled
+        PERMUTED_ROWS, buffers={**PERMUTED_ROWS.buffers, "input": Buffer((2, 5, 8), torch.float32)}
+    )
     with RMS_NORM.installed():
-        assert check_compiled_backward(RMS_NORM, PERMUTED_ROWS, None, NO_SIZE_ASSERTS) == []
+        assert check_compiled_backward(RMS_NORM, fresh, None, NO_SIZE_ASSERTS) == []
     assert compiled_with == [False]
 
 
