@@ -55,9 +55,9 @@ def test_every_compiled_mode_compiles_with_its_backend_and_config(monkeypatch):
     seen = []
     compile_fx, lookup_backend = compile_module.compile_fx, compile_module.lookup_backend
 
-    def recording_compile_fx(gm, inputs):
+    def recording_compile_fx(gm, inputs, **kwargs):
         seen.append(("inductor", {key: getattr(inductor_config, key) for key in KEYS}))
-        return compile_fx(gm, inputs)
+        return compile_fx(gm, inputs, **kwargs)
 
     def recording_lookup(name):
         seen.append((name, {}))
