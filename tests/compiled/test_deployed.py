@@ -17,6 +17,7 @@ from oracles.comparisons.outputs import reaches_past
 from oracles.core.case import Buffer, Case, View
 from oracles.core.program import Program, Step
 from oracles.core.signature import batch_signature
+from oracles.core.verdicts import VALUES
 from oracles.modes.cache import use_cache_root
 from oracles.modes.compiled import COMPILED
 from oracles.modes.eager import EAGER
@@ -38,6 +39,7 @@ from tests.compiled.test_programs import (
     judged,
 )
 from tests.compiled.test_repro import _explain, _run
+from tests.zoo_helpers import needs_kernels, zoo_spec
 
 EXPORT, EXPORT_STRICT, AOTI = COMPILED["export"], COMPILED["export_strict"], COMPILED["aoti"]
 EXPORTS = pytest.mark.parametrize("mode", [EXPORT, EXPORT_STRICT], ids=lambda m: m.name)
@@ -106,6 +108,21 @@ def test_a_drawn_program_is_exported_as_the_programs_check_draws_it() -> None:
     ):
         case = dataclasses.replace(case, program=program)
         assert check_programs(WHOLE, case, None, EXPORT) == [], program.source()
+
+
+@needs_kernels
+def test_aoti_trusts_a_wrong_fake_where_export_runs_the_kernel() -> None:
+    """The zoo's rope whose fake claims fresh contiguous outputs where its
+    kernel returns its fused-QKV inputs: the exported program runs the
+    kernel, as eager does, and agrees; AOTInductor lays the program out by
+    the fake and reads other elements."""
+    spec = zoo_spec("rope_returns_inputs_gemma4_fake")
+    with spec.installed():
+        exported = check_compiled(spec, spec.examples[0], None, EXPORT)
+        compiled = check_compiled(spec, spec.examples[0], None, AOTI)
+    assert exported == []
+    assert [f.verdict for f in compiled] == [VALUES], compiled
+    assert "out[0]" in compiled[0].message and "between aoti and eager" in compiled[0].message
 
 
 def test_a_deployment_mode_judges_as_many_cases_as_its_budget_of_compiles() -> None:
