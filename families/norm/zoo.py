@@ -29,8 +29,9 @@ import torch
 
 from families import prepared
 from families.norm import ops, reference
-from families.norm.cases import FUSED_ADD, RMS_NORM
+from families.norm.cases import FUSED_ADD, RMS_NORM, model_example
 from families.norm.specs import norm_spec
+from oracles.core.case import Buffer, Case, View
 from oracles.core.reference import Expectation
 from oracles.core.spec import Spec
 
@@ -140,6 +141,16 @@ def _zoo_spec(name: str, **fields) -> Spec:
     )
 
 
+# Rows of a [2, 3] batch read as [3, 2]: a permuted input, whose layout
+# empty_like keeps.
+PERMUTED_ROWS = Case(
+    {"input": Buffer((2, 3, 8), torch.float32), "weight": Buffer((8,), torch.float32)},
+    {"input": View("input", (("permute", (1, 0, 2)),)), "weight": View("weight"), "epsilon": 1e-6},
+    seed=3,
+    label="rows of a [2, 3] batch read as [3, 2]",
+)
+
+
 def _backward_spec(name: str, **fields) -> Spec:
     return norm_spec(
         name,
@@ -160,6 +171,11 @@ SPECS = [
     _zoo_spec("fused_add_rms_norm_fresh_residual", reference=returned_writes),
     _backward_spec("rms_norm_no_mean_term"),
     # Its formula's arithmetic is Inductor's to order (a division and a sum
-    # over rows), so its compiled gradients are judged against the float64 ones.
-    _backward_spec("rms_norm_saves_output", bit_exact=False),
+    # over rows), so its compiled gradients are judged against the float64
+    # ones; every check runs the permuted rows the bug needs.
+    _backward_spec(
+        "rms_norm_saves_output",
+        bit_exact=False,
+        examples=(model_example(RMS_NORM), PERMUTED_ROWS),
+    ),
 ]

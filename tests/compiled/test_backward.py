@@ -66,13 +66,7 @@ SILU_FUNCTIONAL = next(s for s in builtin_specs() if s.name == "silu_and_mul_fun
 NO_MEAN_TERM = next(s for s in norm_zoo.SPECS if s.name == "rms_norm_no_mean_term")
 SAVES_OUTPUT = next(s for s in norm_zoo.SPECS if s.name == "rms_norm_saves_output")
 NO_SIZE_ASSERTS = COMPILED["inductor_no_size_asserts"]
-# Rows of a [2, 3] batch read as [3, 2]: a permuted input, whose strides
-# empty_like keeps.
-PERMUTED_ROWS = Case(
-    {"input": Buffer((2, 3, 8), torch.float32), "weight": Buffer((8,), torch.float32)},
-    {"input": View("input", (("permute", (1, 0, 2)),)), "weight": View("weight"), "epsilon": 1e-6},
-    seed=3,
-)
+PERMUTED_ROWS = norm_zoo.PERMUTED_ROWS
 FEW = settings(max_examples=6, database=None)
 
 
