@@ -70,10 +70,17 @@ def missing_fake(spec: Spec, error: BaseException) -> bool:
 
 
 def no_fake(spec: Spec, error: BaseException) -> Finding:
-    qualname = spec.overload._schema.name if spec.overload else spec.label
+    """The Finding for ``missing_fake``: it names the op FakeTensor could not
+    run, which may be another op than the spec's (one its program or its
+    autograd formula calls)."""
+    unsupported = [e.func for e in _causes(error) if isinstance(e, UnsupportedOperatorException)]
+    op = unsupported[0] if unsupported else spec.overload
+    label = spec.label if op is None or op == spec.overload else str(op)
+    qualname = op._schema.name if op is not None else spec.label
+    called = "" if label == spec.label else f" (called where {spec.label} runs)"
     return Finding(
         FAKE,
-        f"{spec.label} has no fake (meta) implementation, so FakeTensor, "
+        f"{label}{called} has no fake (meta) implementation, so FakeTensor, "
         "torch.compile and export cannot trace it: register one with "
         f'@torch.library.register_fake("{qualname}") returning outputs '
         f"with the real kernel's shapes, strides and aliasing "

@@ -8,8 +8,10 @@ import hypothesis.internal.conjecture.engine as hypothesis_engine
 import pytest
 import torch
 from hypothesis import strategies as st
+from torch._subclasses.fake_tensor import UnsupportedOperatorException
 
 from families.rope.cases import fused_qkv_seed_case, rope_cases
+from oracles.checks.common import no_fake
 from oracles.checks.compiled import check_compiled
 from oracles.core.case import Buffer, Case, View
 from oracles.core.findings import CheckFailure, ConformanceFailure
@@ -110,6 +112,19 @@ def test_missing_fake_is_a_finding_not_a_crash():
     with spec.installed():
         [finding] = check_compiled(spec, SEED)
     assert finding.verdict == "fake" and "has no fake (meta) implementation" in finding.message
+
+
+def test_a_missing_fake_of_another_op_names_that_op():
+    """FakeTensor stops at whichever op has no fake: an op the program or
+    the autograd formula calls is named, not the spec's."""
+    spec = zoo_spec("rope_returns_inputs_gemma4_fake")
+    error = RuntimeError("Backend compiler exception")
+    error.__cause__ = UnsupportedOperatorException(torch.ops.conformance.rms_norm_backward.default)
+    finding = no_fake(spec, error)
+    assert finding.message.startswith(
+        f"conformance.rms_norm_backward.default (called where {spec.label} runs) has no fake"
+    ), finding
+    assert '@torch.library.register_fake("conformance::rms_norm_backward")' in finding.message
 
 
 def test_overrun_is_reported_as_a_write_outside_the_slice():
