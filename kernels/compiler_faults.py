@@ -2,7 +2,7 @@
 
 Each known compiler fault (``upstream/known_faults.json``) lives in a shape
 of program: a clone after a mutation, a flip read after a write, a write
-through ``unfold``, a copy before a mutating op. These Modes break the same
+through ``unfold``, a copy before a mutating op, a clone read after one. These Modes break the same
 shapes of program another way (another pass, another wrong answer), so the
 suite's tests can show that triage keeps them blocking: a known fault never
 hides a new one. A run uses one only where ``--modes`` names it.
@@ -87,6 +87,16 @@ class NegatedCopy(InjectedFault):
             node.replace_input_with(source, negated)
 
 
+class WeightedAdd(InjectedFault):
+    """An ``add`` of two tensors adds its second operand twice (the shape of
+    the clone read after a mutation)."""
+
+    def rewrite(self, graph: torch.fx.Graph) -> None:
+        for node in calls(graph, aten.add.Tensor):
+            if isinstance(node.args[1], torch.fx.Node):
+                node.kwargs = {**node.kwargs, "alpha": 2}
+
+
 class RefusedViews(InjectedFault):
     """A graph with a ``cat`` or two ``unfold`` views fails to compile (the
     shapes of the cat-view and dynamic double-unfold faults)."""
@@ -118,6 +128,7 @@ FAULT_MODES = (
         PaddedDoubling, "inductor_padded_doubling", "a product by 2 comes back in a padded layout"
     ),
     fault_mode(NegatedCopy, "inductor_negated_copy", "a copy copies the negated source"),
+    fault_mode(WeightedAdd, "inductor_weighted_add", "an add adds its second operand twice"),
     fault_mode(
         RefusedViews, "inductor_refused_views", "a graph with a cat or two unfolds fails to compile"
     ),

@@ -524,6 +524,43 @@ def _decomposition_assertion(spec: Spec, case: Case) -> list[Prediction]:
     return [Prediction(error=error)]
 
 
+# The Steps that write in place through an opaque custom op (Inductor
+# reinplaces its functionalized call).
+OPAQUE_WRITES = ("scale_",)
+
+
+def _made_at(program: Program, value: int) -> int:
+    """The position of the Step that makes ``value`` (-1: an input)."""
+    return next(
+        (
+            k
+            for k, step in enumerate(program.steps)
+            if _value_made_by(program, k) <= value < _value_made_by(program, k) + step.outputs
+        ),
+        -1,
+    )
+
+
+def _write_moved_earlier(spec: Spec, case: Case) -> list[Prediction]:
+    """The clone-read fault (``upstream/clone_read_after_mutation.py``): an
+    opaque op's in-place write, reinplaced by Inductor, lands before Steps
+    that read what it writes, which eager runs first. Each earlier position
+    the write can take (after the value it writes is made) is a candidate."""
+    program = case.program
+    if program is None:
+        return []
+    found = []
+    for j, step in enumerate(program.steps):
+        if step.kind not in OPAQUE_WRITES:
+            continue
+        for i in range(_made_at(program, step.operands[0]) + 1, j):
+            steps = list(program.steps)
+            steps.insert(i, steps.pop(j))
+            moved = dataclasses.replace(program, steps=tuple(steps))
+            found.append(Prediction(dataclasses.replace(case, program=moved)))
+    return found
+
+
 PREDICTORS: dict[str, Callable[[Spec, Case], list[Prediction]]] = {
     "write-back at offset 0": _rebased,
     "-0.0 as +0.0": _positive_zero,
@@ -536,4 +573,5 @@ PREDICTORS: dict[str, Callable[[Spec, Case], list[Prediction]]] = {
     "returned view of a written input made again from a copy": _view_replayed_on_a_copy,
     "as_strided of a written input's view made over a copy of its operand": _as_strided_over_a_copy,
     "as_strided past a written input's view refused": _as_strided_refused,
+    "an opaque op's in-place write moved before its readers": _write_moved_earlier,
 }

@@ -32,7 +32,7 @@ from oracles.strategies.programs import program_cases
 from oracles.strategies.sampling import sample
 from oracles.triage import faults as known_faults
 from oracles.triage.engine import KnownFault
-from suites.catalog import builtin_specs
+from suites.catalog import builtin_specs, fault_modes
 from tests.zoo_helpers import needs_kernels
 
 
@@ -179,6 +179,59 @@ def test_a_copy_taken_before_a_catalog_op_mutates_its_source(monkeypatch) -> Non
         found = check_programs(norm, case, None, INDUCTOR)
     assert not [f for f in found if f.blocking], found
     assert {f.fault for f in found} == {known_faults.FAULTS["copy_before_mutation"].name}
+
+
+# ``v2 = torch.cat([input, input], 1); input.fill_(-0.0); v3 = v2.clone();
+# v3.add_(v2); v4 = v3.narrow(0, 2, 1); scale_(v2)``, as Hypothesis drew it.
+CLONE_READ = Program(
+    ("input",),
+    (
+        Step("op", (), (), 1),
+        Step("cat", (0, 0), (1,), 1),
+        Step("fill_", (0,), (-0.0,)),
+        Step("clone", (2,), (), 1),
+        Step("add_", (3, 2)),
+        Step("narrow", (3,), (0, 2, 1), 1),
+        Step("scale_", (2,)),
+    ),
+    (1, 4, 2),
+    intermediate=frozenset({1}),
+    dynamic=True,
+)
+CLONE_READ_CASE = Case(
+    {"input": Buffer((3, 8, 2), torch.float32)}, {"input": View("input")}, 45334,
+    program=CLONE_READ,
+)  # fmt: skip
+
+
+@needs_kernels
+def test_a_clone_read_before_an_opaque_write_is_the_known_fault(monkeypatch) -> None:
+    """Inductor reads ``v2`` for the clone and the add after ``scale_``
+    doubled it: eager's answer for the program with ``scale_`` moved up."""
+    silu = next(s for s in builtin_specs() if s.name == "silu_and_mul_functional")
+    fault = known_faults.FAULTS["clone_read_after_mutation"]
+    with silu.installed(), monkeypatch.context() as patch:
+        patch.setattr(known_faults, "KNOWN_FAULTS", ())
+        blocking = [f for f in check_programs(silu, CLONE_READ_CASE, None, INDUCTOR) if f.blocking]
+    if not fault.affects():
+        return
+    assert [f.verdict for f in blocking] == ["values"], blocking
+    with silu.installed():
+        found = check_programs(silu, CLONE_READ_CASE, None, INDUCTOR)
+    assert not [f for f in found if f.blocking], found
+    assert {f.fault for f in found if f.verdict == "known compiler fault"} == {fault.name}
+
+
+@needs_kernels
+def test_an_injected_fault_in_the_clone_read_shape_stays_blocking() -> None:
+    """An injected fault that adds ``v2`` twice to its clone: three times
+    ``v2`` (or six), which no position of ``scale_`` gives."""
+    silu = next(s for s in builtin_specs() if s.name == "silu_and_mul_functional")
+    weighted = fault_modes()["inductor_weighted_add"]
+    with silu.installed():
+        found = check_programs(silu, CLONE_READ_CASE, None, weighted)
+    assert [f for f in found if f.blocking], found
+    assert known_faults.FAULTS["clone_read_after_mutation"].name not in {f.fault for f in found}
 
 
 def test_a_view_of_a_cat_of_permuted_views(monkeypatch) -> None:
