@@ -2,10 +2,10 @@
 
 Each known compiler fault (``upstream/known_faults.json``) lives in a shape
 of program: a clone after a mutation, a flip read after a write, a write
-through ``unfold``, a copy before a mutating op, a clone read after one. These Modes break the same
-shapes of program another way (another pass, another wrong answer), so the
-suite's tests can show that triage keeps them blocking: a known fault never
-hides a new one. A run uses one only where ``--modes`` names it.
+through ``unfold``, a copy before a mutating op, a clone read after one.
+These Modes break the same shapes of program another way (another pass,
+another wrong answer), so the suite's tests can show that triage keeps them
+blocking: a known fault never hides a new one. A run uses one only where ``--modes`` names it.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The saved-tensor comparison: the tensors a compiled forward saved for its
 backward against the layouts Inductor compiled that backward for.
 
-Inductor compiles the backward with the forward, from the fakes: where the
-forward saves an op's output, the backward indexes it by the strides the
-op's fake claimed. Size asserts check them when the backward runs; a Mode
+Inductor compiles the backward from the fakes the forward traced (when it
+first runs): where the forward saves an op's output, the backward indexes
+it by the strides the op's fake claimed. Size asserts check them when the backward runs; a Mode
 without them (``inductor_no_size_asserts``) reads the wrong elements.
 Eagerly, the op's formula gets what its forward returned, so eager and
 compiled saved tensors do not pair (the partitioner chooses what is saved):
