@@ -9,16 +9,19 @@ filled with normal values, integer ones within their recorded range.
 
 Around a recorded call, Cases vary what the program varied: a size that
 differed between the op's calls (a token count) is drawn again, up to twice
-the largest recorded, in every argument that had it, where the layout lets
-it change (a dimension with the largest stride, or any dimension of a dense
-tensor); and each buffer may start at another offset and end with spare
-elements. Other dtypes come only from other recorded calls: an op's kernel
-may take no others.
+the largest recorded, where the layout lets it change (a dimension with the
+largest stride, or any dimension of a dense tensor), and only so that every
+Relation between the arguments that held in every call still holds (equal
+sizes, a group count and its group size, a table and its indices: see
+``relations``); and each buffer may start at another offset and end with
+spare elements. Other dtypes come only from other recorded calls: an op's
+kernel may take no others.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -27,6 +30,7 @@ from hypothesis import strategies as st
 
 from oracles.core.case import Buffer, Case, View
 from oracles.recording.calls import RecordedBuffer, RecordedCall, RecordedTensor, extent
+from oracles.recording.relations import Place, Relation, infer, places, solve, varied
 
 # A buffer may start up to this many elements later, and end this many later.
 MAX_SHIFT = 16
@@ -110,17 +114,6 @@ def case_of(call: RecordedCall, seed: int = 0, label: str = "recorded call") -> 
     return Case(buffers, {name: arg(value) for name, value in call.args}, seed=seed, label=label)
 
 
-def varied_sizes(calls: Sequence[RecordedCall]) -> set[tuple[str, int, int]]:
-    """The (argument, element, dimension) sizes that differ between calls."""
-    seen: dict[tuple[str, int, int], set[int]] = {}
-    for call in calls:
-        for name, value in call.args:
-            for i, t in enumerate(tensors_of(value)):
-                for dim, size in enumerate(t.shape):
-                    seen.setdefault((name, i, dim), set()).add(size)
-    return {where for where, sizes in seen.items() if len(sizes) > 1}
-
-
 def _resizable(t: RecordedTensor, dim: int, alone: bool) -> bool:
     """Changing this dimension's size leaves the other dimensions' strides
     meaningful: it has the largest stride, or the tensor is dense and alone
@@ -130,46 +123,56 @@ def _resizable(t: RecordedTensor, dim: int, alone: bool) -> bool:
     return t.stride[dim] == max(t.stride) and t.stride.count(t.stride[dim]) == 1
 
 
-def _resized(
-    call: RecordedCall, varied: set[tuple[str, int, int]], new: dict[int, int]
-) -> RecordedCall:
-    """``call`` with every varied size ``s`` in ``new`` made ``new[s]``, where
-    every place it occurs can change; other sizes stay."""
-    places: dict[int, list[tuple[RecordedTensor, int, bool]]] = {}
-    counts: dict[int, int] = {}
-    for _, value in call.args:
-        for t in tensors_of(value):
-            counts[t.buffer] = counts.get(t.buffer, 0) + 1
-    for name, value in call.args:
-        for i, t in enumerate(tensors_of(value)):
-            for dim, size in enumerate(t.shape):
-                if (name, i, dim) in varied:
-                    places.setdefault(size, []).append((t, dim, counts[t.buffer] == 1))
-    changing = {
-        size: target
-        for size, target in new.items()
-        if size in places and all(_resizable(t, d, alone) for t, d, alone in places[size])
-    }
-    if not changing:
-        return call
+def _tensors(call: RecordedCall) -> list[tuple[Place, RecordedTensor]]:
+    """Each tensor of ``call`` with the Place of its first dimension."""
+    return [
+        (Place(name, i, 0, not isinstance(value, RecordedTensor)), t)
+        for name, value in call.args
+        for i, t in enumerate(tensors_of(value))
+    ]
 
-    def tensor(t: RecordedTensor, i: int, name: str) -> RecordedTensor:
+
+def _users(call: RecordedCall) -> dict[int, int]:
+    """How many tensors of ``call`` lie in each buffer."""
+    counts: dict[int, int] = {}
+    for _, t in _tensors(call):
+        counts[t.buffer] = counts.get(t.buffer, 0) + 1
+    return counts
+
+
+def resizable(call: RecordedCall, varied: set[Place]) -> set[Place]:
+    """The Places of ``call`` a Case may give another size: tensor dimensions
+    that varied between the calls, where the layout lets them change."""
+    users = _users(call)
+    return {
+        dataclasses.replace(first, dim=dim)
+        for first, t in _tensors(call)
+        for dim in range(len(t.shape))
+        if dataclasses.replace(first, dim=dim) in varied
+        and _resizable(t, dim, users[t.buffer] == 1)
+    }
+
+
+def _resized(call: RecordedCall, sizes: dict[Place, int]) -> RecordedCall:
+    """``call`` with each tensor dimension given its size in ``sizes``."""
+    users = _users(call)
+
+    def tensor(first: Place, t: RecordedTensor) -> RecordedTensor:
         shape = tuple(
-            changing.get(size, size) if (name, i, dim) in varied else size
-            for dim, size in enumerate(t.shape)
+            sizes.get(dataclasses.replace(first, dim=dim), size) for dim, size in enumerate(t.shape)
         )
         if shape == t.shape:
             return t
-        alone = counts[t.buffer] == 1 and _dense(t) and t.offset == 0
+        alone = users[t.buffer] == 1 and _dense(t) and t.offset == 0
         stride = _contiguous_strides(shape) if alone else t.stride
         return dataclasses.replace(t, shape=shape, stride=stride)
 
     def arg(name: str, value: Any) -> Any:
         if isinstance(value, RecordedTensor):
-            return tensor(value, 0, name)
+            return tensor(Place(name), value)
         if isinstance(value, (list, tuple)):
             return [
-                tensor(v, i, name) if isinstance(v, RecordedTensor) else v
+                tensor(Place(name, i, 0, True), v) if isinstance(v, RecordedTensor) else v
                 for i, v in enumerate(value)
             ]
         return value
@@ -215,45 +218,63 @@ def _shifted(case: Case, leads: dict[str, int], tails: dict[str, int]) -> Case:
     return dataclasses.replace(case, buffers=buffers, args=args, label=case.label + ", shifted")
 
 
+@dataclasses.dataclass(frozen=True)
+class Around:
+    """What Cases drawn around an op's recorded calls may change: the sizes
+    that varied between calls (up to twice the largest recorded), and only
+    so that every Relation between the arguments still holds."""
+
+    calls: tuple[RecordedCall, ...]
+    relations: tuple[Relation, ...]
+    resize: bool = True
+
+    @functools.cached_property
+    def changing(self) -> set[Place]:
+        return varied(self.calls) if self.resize else set()
+
+    @functools.cached_property
+    def largest(self) -> dict[Place, int]:
+        found: dict[Place, int] = {}
+        for call in self.calls:
+            for place, value in places(call).items():
+                found[place] = max(found.get(place, 0), value)
+        return found
+
+    def resized(self, draw: st.DrawFn, call: RecordedCall) -> RecordedCall | None:
+        """``call`` with its varied sizes drawn again (None: none may change,
+        or no draw keeps every Relation)."""
+        free = resizable(call, self.changing)
+        if not free:
+            return None
+        sizes = solve(draw, places(call), free, self.relations, self.largest)
+        if sizes is None:
+            return None
+        resized = _resized(call, sizes)
+        return None if resized == call else resized
+
+
 @st.composite
-def around(draw: st.DrawFn, calls: Sequence[RecordedCall], varied: set, largest: int) -> Case:
-    """A Case near one of ``calls``: varied sizes drawn again, buffers shifted."""
-    call = draw(st.sampled_from(calls))
-    sizes = sorted(
-        {
-            size
-            for name, value in call.args
-            for i, t in enumerate(tensors_of(value))
-            for dim, size in enumerate(t.shape)
-            if (name, i, dim) in varied
-        }
-    )
-    new = {size: draw(st.integers(1, max(2, 2 * largest))) for size in sizes}
-    resized = _resized(call, varied, new)
-    label = "around a recorded call" + (" (resized)" if resized is not call else "")
-    case = case_of(resized, draw(st.integers(0, 2**32 - 1)), label)
+def around(draw: st.DrawFn, calls: Around) -> Case:
+    """A Case near one of the recorded calls: varied sizes drawn again where
+    every Relation allows, buffers shifted."""
+    call = draw(st.sampled_from(calls.calls))
+    resized = calls.resized(draw, call)
+    label = "around a recorded call" + (" (resized)" if resized is not None else "")
+    case = case_of(resized or call, draw(st.integers(0, 2**32 - 1)), label)
     shift = st.integers(0, MAX_SHIFT) if draw(st.booleans()) else st.just(0)
     leads = {name: draw(shift) for name in sorted(case.buffers)}
     tails = {name: draw(shift) for name in sorted(case.buffers)}
     return _shifted(case, leads, tails)
 
 
-def recorded_cases(calls: Sequence[RecordedCall]) -> st.SearchStrategy[Case]:
-    """Cases of an op's recorded calls: the calls as they were, and around them."""
-    replayable = [call for call in calls if not call.unsupported()]
-    varied = varied_sizes(replayable)
-    largest = max(
-        (
-            size
-            for call in replayable
-            for name, value in call.args
-            for i, t in enumerate(tensors_of(value))
-            for dim, size in enumerate(t.shape)
-            if (name, i, dim) in varied
-        ),
-        default=1,
-    )
+def recorded_cases(
+    calls: Sequence[RecordedCall], relations: Sequence[Relation] = (), resize: bool = True
+) -> st.SearchStrategy[Case]:
+    """Cases of an op's recorded calls: the calls as they were, and around
+    them, keeping the Relations inferred from the calls and ``relations``."""
+    replayable = tuple(call for call in calls if not call.unsupported())
+    drawn = Around(replayable, (*infer(replayable), *relations), resize)
     as_recorded = st.sampled_from(replayable).flatmap(
         lambda call: st.integers(0, 2**32 - 1).map(lambda seed: case_of(call, seed))
     )
-    return st.one_of(as_recorded, around(replayable, varied, largest))
+    return st.one_of(as_recorded, around(drawn))

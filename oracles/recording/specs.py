@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ import torch
 from oracles.core.spec import Spec, SpecError
 from oracles.recording.calls import Recording, RecordingError
 from oracles.recording.cases import case_of, recorded_cases, tensors_of
+from oracles.recording.relations import parse, places
 from oracles.runner.loading import import_registering
 
 # Explicit examples per op: the most frequent recorded call of each structure.
@@ -63,10 +64,23 @@ def spec_name(op: str) -> str:
     return op.replace("::", ".")
 
 
-def recorded_spec(path: str | os.PathLike, op: str, **fields: Any) -> Spec:
+def recorded_spec(
+    path: str | os.PathLike,
+    op: str,
+    *,
+    relations: Sequence[str] = (),
+    resize: bool = True,
+    **fields: Any,
+) -> Spec:
     """A spec of recorded op ``op`` (``ns::name``) with the recording's Cases;
     ``fields`` (a ``reference``, ``ulp_budget``, ``name``, ...) override the
-    spec-less defaults."""
+    spec-less defaults.
+
+    Drawn Cases keep every Relation between the arguments that held in all the
+    recorded calls, and ``relations``, ties the calls did not show, written as
+    ``"x.shape[1] == group_size * scale.shape[1]"`` (see
+    ``oracles.recording.relations``). ``resize`` False keeps every recorded
+    size: Cases vary only offsets and spare elements."""
     recording = _load(Path(path).resolve())
     if op not in recording.ops:
         known = ", ".join(sorted(recording.ops)) or "none"
@@ -84,7 +98,9 @@ def recorded_spec(path: str | os.PathLike, op: str, **fields: Any) -> Spec:
     defaults: dict[str, Any] = {
         "name": spec_name(op),
         "op": op,
-        "cases": recorded_cases(calls),
+        "cases": recorded_cases(
+            calls, [parse(r, {p for c in calls for p in places(c)}) for r in relations], resize
+        ),
         "reference": None,
         "families": ("recorded",),
         "examples": examples,

@@ -6,7 +6,8 @@ import torch
 from hypothesis import given, settings
 
 from oracles.recording.calls import RecordedBuffer, RecordedCall, RecordedTensor
-from oracles.recording.cases import case_of, recorded_cases, varied_sizes
+from oracles.recording.cases import case_of, recorded_cases
+from oracles.recording.relations import Place, varied
 
 
 def rope_call(tokens: int) -> RecordedCall:
@@ -44,7 +45,7 @@ def test_a_recorded_call_keeps_its_layout_and_shared_buffer():
 
 def test_only_what_varied_between_calls_is_drawn_again():
     calls = [rope_call(7), rope_call(3)]
-    assert varied_sizes(calls) == {("positions", 0, 0), ("query", 0, 0), ("key", 0, 0)}
+    assert varied(calls) == {Place("positions", 0, 0), Place("query", 0, 0), Place("key", 0, 0)}
     tokens_seen = set()
 
     @settings(max_examples=60, database=None, derandomize=True)
