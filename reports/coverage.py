@@ -21,6 +21,8 @@ class Coverage:
     def __init__(self) -> None:
         # spec -> check -> [cases, signatures, compiles, Modes, outcomes]
         self.rows: dict[str, dict[str, list]] = defaultdict(dict)
+        # spec -> Cases at the edge of its recording (refused, not judged)
+        self.edges: dict[str, int] = defaultdict(int)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call" and not (report.when == "setup" and report.skipped):
@@ -35,6 +37,7 @@ class Coverage:
         if not report.skipped:
             row[3].add(known["mode"])
         row[4].add(report.outcome)
+        self.edges[str(known["spec"])] += known.get("recording_edges") or 0
 
     def pytest_terminal_summary(self, terminalreporter) -> None:  # noqa: ANN001 - pytest's type
         if not self.rows:
@@ -57,10 +60,17 @@ class Coverage:
         modes = sorted({m for row in self.rows.values() for r in row.values() for m in r[3]})
         compiles = sum(r[2] for row in self.rows.values() for r in row.values())
         write(f"Modes: {', '.join(modes)}; {compiles} compiles in all")
+        edges = {spec: n for spec, n in sorted(self.edges.items()) if n}
+        if edges:
+            write(
+                f"{sum(edges.values())} Case(s) at the edge of a recording (the op refused "
+                "a Case no recorded call shows; not judged, no op blamed): "
+                + ", ".join(f"{spec} {n}" for spec, n in edges.items())
+            )
         write(FURTHER)
 
 
-TALLIED = ("spec", "check", "mode", "cases", "signatures", "compiles")
+TALLIED = ("spec", "check", "mode", "cases", "signatures", "compiles", "recording_edges")
 
 
 def register(config: pytest.Config) -> None:

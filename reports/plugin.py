@@ -152,6 +152,7 @@ def record(report: pytest.TestReport) -> dict:
         "signatures": known.get("signatures"),
         "per_case": known.get("per_case"),
         "not_judgeable": known.get("not_judgeable", 0),
+        "recording_edges": known.get("recording_edges", 0),
         "findings": [v for k, v in report.user_properties if k == "finding"],
     }
     for key in ("reproduces", "about"):  # a known fault's record

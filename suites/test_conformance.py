@@ -87,6 +87,8 @@ def _run(
         ]
         if tally.not_judgeable:
             request.node.user_properties.append(("not_judgeable", tally.not_judgeable))
+        if tally.edges:
+            request.node.user_properties.append(("recording_edges", tally.edges))
     if failure is not None:
         request.node.user_properties += [("failure", reproduction(f)) for f in failure.failures]
         # The report says all there is: the suite's own stack would bury it.

@@ -68,6 +68,11 @@ class Spec:
     - ``grad_ulp_budget``: ULPs allowed for gradients against the float64 ones
       (None: ``ulp_budget``); a backward adds up the gradients of every use
       of a value (an output read more than once), and each sum rounds.
+    - ``inferred``: ``inferred(case)`` is True for a Case the spec only infers
+      the op accepts (a recording's Case that no recorded call shows). Where
+      the op refuses one eagerly, that is the edge of what is known: a
+      non-blocking ``[recording edge]`` Finding, and the Case is not judged.
+      None: the op accepts every Case the spec generates.
     """
 
     name: str
@@ -85,6 +90,7 @@ class Spec:
     domain: Domain | None = None
     grads: tuple[str, ...] = ()
     grad_ulp_budget: int | None = None
+    inferred: Callable[[Case], bool] | None = None
 
     @property
     def gradient_budget(self) -> int:

@@ -46,6 +46,9 @@ DOMAIN_EDGE = "domain edge"
 NOT_JUDGEABLE = "not judgeable here"
 # The compiled run proves nothing: no verdict.
 HARNESS = "harness"
+# The op refused a Case its spec only infers it accepts (a recording's Case
+# that no recorded call shows): the edge of what is known, not a crash.
+RECORDING_EDGE = "recording edge"
 # The compiler refuses the program by design.
 EXPECTED_REFUSAL = "expected refusal"
 # A known upstream compiler fault explains the disagreement.

@@ -134,7 +134,9 @@ def infer(calls: Sequence[RecordedCall]) -> tuple[Relation, ...]:
             continue
         seen = common(a, b)
         if b.dim == BOUND:
-            if a.dim != BOUND and all(x >= y for x, y in seen):
+            # A tensor's own values (quantized data) bound none of its sizes.
+            other = (a.arg, a.index) != (b.arg, b.index)
+            if a.dim != BOUND and other and all(x >= y for x, y in seen):
                 found.append(Relation("bound", a, b))
             continue
         if a.dim == BOUND or not all(y > 0 and x % y == 0 for x, y in seen):

@@ -18,6 +18,7 @@ from typing import Any
 
 import torch
 
+from oracles.core.case import Case
 from oracles.core.spec import Spec, SpecError
 from oracles.recording.calls import Recording, RecordingError
 from oracles.recording.cases import case_of, recorded_cases, tensors_of
@@ -59,6 +60,11 @@ def _preparer(recording: Recording) -> Any:
     return prepare
 
 
+def _layout(case: Case) -> str:
+    """What a Case asks of the op: its buffers and arguments, not its data."""
+    return repr((case.buffers, case.args))
+
+
 def spec_name(op: str) -> str:
     """``ns::name.overload`` as a spec name: ``ns.name.overload``."""
     return op.replace("::", ".")
@@ -95,6 +101,7 @@ def recorded_spec(
         ranks = tuple((name, tuple(len(t.shape) for t in tensors_of(v))) for name, v in call.args)
         firsts.setdefault((ranks, tuple(b.dtype for b in call.buffers)), call)
     examples = tuple(case_of(call) for call in list(firsts.values())[:MAX_EXAMPLES])
+    shown = {_layout(case_of(call)) for call in calls}
     defaults: dict[str, Any] = {
         "name": spec_name(op),
         "op": op,
@@ -105,6 +112,8 @@ def recorded_spec(
         "families": ("recorded",),
         "examples": examples,
         "prepare": _preparer(recording),
+        # A Case of the user's own strategy is one the op must take.
+        "inferred": None if "cases" in fields else lambda case: _layout(case) not in shown,
     }
     return Spec(**(defaults | fields))
 

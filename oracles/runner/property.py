@@ -48,7 +48,7 @@ from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
 from oracles.core.schema import functionalization_problem
 from oracles.core.signature import BatchSignature, batch_signature
 from oracles.core.spec import Spec, SpecError, Unavailable
-from oracles.core.verdicts import COMPILED, NOT_JUDGEABLE
+from oracles.core.verdicts import COMPILED, NOT_JUDGEABLE, RECORDING_EDGE
 from oracles.modes.cache import spent
 from oracles.modes.compiled import INDUCTOR, Compiled
 from oracles.modes.interpreter import launches
@@ -56,6 +56,7 @@ from oracles.modes.mode import Mode
 from oracles.repro.script import write_repro
 from oracles.runner.budgets import SHRINK_SECONDS, check_settings, shrink_budget
 from oracles.runner.draws import same_draws
+from oracles.runner.edges import refusal
 from oracles.runner.replay import Replay, ReproOptions, shown
 from oracles.strategies.batches import derived_batches
 from oracles.strategies.sampling import sample
@@ -66,7 +67,7 @@ if sys.version_info < (3, 11):
     from exceptiongroup import BaseExceptionGroup
 
 # The Verdicts the runner itself may give, whatever the check.
-RUNNER_VERDICTS = (NOT_JUDGEABLE,)
+RUNNER_VERDICTS = (NOT_JUDGEABLE, RECORDING_EDGE)
 # Cases per compiled program in the compiled check.
 BATCH_SIZE = 10
 # Searches for distinct kinds of failure, each passing the kinds found before.
@@ -128,6 +129,7 @@ class Tally:
 
     cases: int = 0  # Cases judged, shrinking's included
     not_judgeable: int = 0  # of them, Cases whose values a tool the suite runs got wrong
+    edges: int = 0  # Cases not judged: the op refused them, and the spec only infers it takes them
     compiles: int = 0  # Dynamo graphs compiled (triage's and the stage's included)
     signatures: int = 0  # programs compiled: one per Signature (and sizes, alone)
     seconds: float = 0.0
@@ -195,13 +197,28 @@ def run_property(
         partial: list[ConformanceFailure] = []  # their subsets met since, unshrunk
 
         def prop(cases: list[Case]) -> None:
-            batch = batch_signature(cases) if batched and len(cases) > 1 else None
             for case in cases:
                 _check_arguments(spec, case, names)
                 if spec.domain is not None and spec.domain.violations(case):
                     reject()  # outside the kernel's declared domain
+            cases = [case for case in cases if not _at_the_edge(case)]
+            if not cases:
+                reject()
+            batch = batch_signature(cases) if batched and len(cases) > 1 else None
             with one_batch() if batch is not None else contextlib.nullcontext():
                 judge(cases, batch)
+
+        def _at_the_edge(case: Case) -> bool:
+            edge = refusal(spec, case)
+            if edge is None:
+                return False
+            if tally is not None:
+                tally.edges += 1
+            if currently_in_test_context():
+                event(f"non-blocking finding: {edge.verdict}")
+            if on_finding is not None:
+                on_finding(edge, case.describe())
+            return True
 
         def judge(cases: list[Case], batch: BatchSignature | None) -> None:
             for index, case in enumerate(cases):
