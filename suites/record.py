@@ -74,9 +74,25 @@ def summary(found: Recording, out: Path) -> str:
     for name, op in sorted(found.ops.items()):
         unsupported = {u for call in op.calls for u in call.unsupported()}
         note = f"; not replayable: {', '.join(sorted(unsupported))}" if unsupported else ""
-        lines.append(f"  {name}: {op.count} call(s), {len(op.calls)} distinct{note}")
+        registered = f"; its fake: {op.registration}" if op.registration else ""
+        lines.append(f"  {name}: {op.count} call(s), {len(op.calls)} distinct{registered}{note}")
     if not found.ops:
         lines.append("  no call of these namespaces' ops: did the command run them eagerly?")
+    if found.composite:
+        lines.append(
+            f"and {len(found.composite)} op(s) that decompose (CompositeImplicitAutograd): "
+            "no fake or compile check applies to them: fake tensors and torch.compile run the "
+            "ops their body calls, not a kernel or fake of their own:"
+        )
+        lines += [
+            f"  {name}: {op.count} call(s), {len(op.calls)} distinct"
+            for name, op in sorted(found.composite.items())
+        ]
+    if found.ops and not found.imports and not found.libraries:
+        lines.append(
+            "no module or library that registers these ops was found: record again with "
+            "--import MODULE (the module that registers them), or the checks cannot load them"
+        )
     lines.append(f"check them: pytest --specs-from={out}")
     return "\n".join(lines)
 

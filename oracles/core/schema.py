@@ -52,7 +52,62 @@ def registering_modules(name: str) -> list[str]:
     found: list[str] = []
     for function in functions:
         found += _modules_of(function)
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys([*found, *_dispatcher_modules(name)]))
+
+
+def _registered_files(name: str) -> dict[str, str]:
+    """Per dispatch key (and ``debug``, where the op was defined), the file
+    that registered op ``name``'s kernel there, as the dispatcher keeps it."""
+    try:
+        dump = torch._C._dispatch_dump(name)
+    except RuntimeError:  # no such op
+        return {}
+    files = {}
+    for line in dump.splitlines():
+        key, found, rest = line.partition(": registered at ")
+        if found:
+            files[key.removesuffix("[alias]")] = rest.partition(" :: ")[0].rpartition(":")[0]
+    return files
+
+
+def _dispatcher_modules(name: str) -> list[str]:
+    """The loaded modules whose files defined op ``name`` or registered its
+    kernels (``Library.define`` and ``Library.impl``, which keep no function
+    torch.library can name)."""
+    by_file = {}
+    for module_name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if file and module_name != "__main__" and module_name.partition(".")[0] != "torch":
+            by_file.setdefault(str(file), module_name)
+    files = dict.fromkeys(_registered_files(name).values())
+    return [by_file[f] for f in files if f in by_file]
+
+
+def registration(op: torch._ops.OpOverload) -> str:
+    """What registered ``op``'s fake, in words: ``register_fake``, a Meta
+    kernel (``Library.impl``, or C++), a decomposition, or nothing."""
+    files = _registered_files(op._schema.name)
+    if python_fake(op) is not None:
+        return "a fake (register_fake)"
+    if "Meta" in files:
+        how = "Library.impl" if files["Meta"].endswith(".py") else "a loaded library"
+        return f"a Meta kernel ({how})"
+    if decomposes(op):
+        return "CompositeImplicitAutograd (it decomposes)"
+    kernels = [k for k in files if k != "debug"]
+    return f"no fake; kernels for {', '.join(kernels) or 'no dispatch key'}"
+
+
+def decomposes(op: torch._ops.OpOverload) -> bool:
+    """The op is CompositeImplicitAutograd and nothing else: it decomposes into
+    the ops its body calls before any dispatch mode, fake or compile sees it."""
+    name = op._schema.name
+    if not torch._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd"):
+        return False
+    return not any(
+        torch._C._dispatch_has_kernel_for_dispatch_key(name, key)
+        for key in ("CompositeExplicitAutograd", "CPU", "CUDA", "Meta")
+    )
 
 
 def _modules_of(function: Any, depth: int = 3) -> list[str]:

@@ -9,7 +9,8 @@ of their values, so replayed ones stay in the op's domain. Equal calls are
 merged, with their count.
 
 The file is JSON: ``{"version", "command", "torch", "imports", "libraries",
-"ops": {qualified name: {"schema", "calls": [{"count", "buffers", "args"}]}}}``.
+"ops": {qualified name: {"schema", "registration", "calls": [{"count", "buffers",
+"args"}]}}, "composite": {the same, for ops that decompose}}``.
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ class RecordedCall:
 class RecordedOp:
     schema: str
     calls: tuple[RecordedCall, ...]
+    registration: str = ""  # what registered its fake, in words (``schema.registration``)
 
     @property
     def count(self) -> int:
@@ -87,6 +89,9 @@ class Recording:
     libraries: tuple[str, ...] = ()  # op libraries the program had loaded
     command: tuple[str, ...] = ()
     torch: str = torch.__version__
+    # Ops that decompose before the dispatcher (CompositeImplicitAutograd):
+    # recorded, but no fake or compile check applies to them.
+    composite: Mapping[str, RecordedOp] = dataclasses.field(default_factory=dict)
 
     def save(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -191,24 +196,39 @@ def _encode_recording(recording: Recording) -> dict[str, Any]:
         "torch": recording.torch,
         "imports": list(recording.imports),
         "libraries": list(recording.libraries),
-        "ops": {
-            name: {"schema": op.schema, "calls": [encode_call(c) for c in op.calls]}
-            for name, op in sorted(recording.ops.items())
-        },
+        "ops": _encode_ops(recording.ops),
+        "composite": _encode_ops(recording.composite),
+    }
+
+
+def _encode_ops(ops: Mapping[str, RecordedOp]) -> dict[str, Any]:
+    return {
+        name: {
+            "schema": op.schema,
+            "registration": op.registration,
+            "calls": [encode_call(c) for c in op.calls],
+        }
+        for name, op in sorted(ops.items())
+    }
+
+
+def _decode_ops(ops: Mapping[str, Any]) -> dict[str, RecordedOp]:
+    return {
+        name: RecordedOp(
+            op["schema"], tuple(_decode_call(c) for c in op["calls"]), op.get("registration", "")
+        )
+        for name, op in ops.items()
     }
 
 
 def _decode_recording(data: Mapping[str, Any]) -> Recording:
-    ops = {
-        name: RecordedOp(op["schema"], tuple(_decode_call(c) for c in op["calls"]))
-        for name, op in data["ops"].items()
-    }
     return Recording(
-        ops,
+        _decode_ops(data["ops"]),
         tuple(data.get("imports", ())),
         tuple(data.get("libraries", ())),
         tuple(data.get("command", ())),
         data.get("torch", "?"),
+        _decode_ops(data.get("composite", {})),
     )
 
 

@@ -4,7 +4,10 @@ namespace's ops while a program runs eagerly (see ``calls`` for what it keeps).
 Calls are seen where they reach the dispatcher, so ops called from Python,
 from other ops or from a model's modules are all recorded; calls on fake or
 meta tensors (tracing) are not, and neither is anything that runs in another
-process.
+process. An op registered as CompositeImplicitAutograd alone decomposes into
+the ops its body calls before any dispatch mode sees it: a function mode
+records its calls from Python apart, as ``composite`` (no fake or compile
+check applies to such an op: what runs is its body's ops).
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import torch
+from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from oracles.core.schema import registering_modules
+from oracles.core.schema import decomposes, registering_modules, registration
 from oracles.recording.calls import (
     RecordedBuffer,
     RecordedCall,
@@ -89,7 +93,8 @@ def _record_value(value: Any, buffers: _Buffers) -> Any:
 def _real(value: Any) -> bool:
     """No fake, meta or other tensor subclass in ``value``: a real eager call."""
     if isinstance(value, torch.Tensor):
-        return type(value) is torch.Tensor and value.device.type != "meta"
+        real = type(value) in (torch.Tensor, torch.nn.Parameter)
+        return real and value.device.type != "meta"
     if isinstance(value, (list, tuple)):
         return all(_real(v) for v in value)
     return True
@@ -107,13 +112,12 @@ class Recorder(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if (
-            isinstance(func, torch._ops.OpOverload)
-            and func.namespace in self.namespaces
-            and _real((args, list(kwargs.values())))
-        ):
+        if isinstance(func, torch._ops.OpOverload) and self.wants(func, args, kwargs):
             self._record(func, args, kwargs)
         return func(*args, **kwargs)
+
+    def wants(self, op: torch._ops.OpOverload, args: tuple, kwargs: dict) -> bool:
+        return op.namespace in self.namespaces and _real((args, list(kwargs.values())))
 
     def _record(self, op: torch._ops.OpOverload, args: tuple, kwargs: dict) -> None:
         buffers = _Buffers()
@@ -133,16 +137,41 @@ class Recorder(TorchDispatchMode):
                     RecordedCall(buffers, _thawed(args), count)
                     for (buffers, args), count in counter.most_common()
                 ),
+                registration(self.ops[name]),
             )
             for name, counter in self.calls.items()
         }
         found = [m for op in self.ops.values() for m in registering_modules(op._schema.name)]
         return Recording(
-            ops,
+            {name: op for name, op in ops.items() if not decomposes(self.ops[name])},
             tuple(dict.fromkeys([*imports, *found])),
             tuple(sorted(torch.ops.loaded_libraries)),
             tuple(command),
+            composite={name: op for name, op in ops.items() if decomposes(self.ops[name])},
         )
+
+
+class _Composite(TorchFunctionMode):
+    """Records the Python calls of the recorder's ops that decompose before
+    its dispatch mode could see them (CompositeImplicitAutograd alone)."""
+
+    def __init__(self, recorder: Recorder):
+        super().__init__()
+        self.recorder = recorder
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        op = func
+        if isinstance(func, torch._ops.OpOverloadPacket):
+            with contextlib.suppress(RuntimeError):  # no overload takes these arguments
+                op = getattr(func, torch._C._jit_resolve_packet(func._qualified_op_name, *args, **kwargs))
+        if (
+            isinstance(op, torch._ops.OpOverload)
+            and self.recorder.wants(op, args, kwargs)
+            and decomposes(op)
+        ):
+            self.recorder._record(op, args, kwargs)
+        return func(*args, **kwargs)
 
 
 class _List(tuple):
@@ -174,5 +203,5 @@ def _qualified(op: torch._ops.OpOverload) -> str:
 def recording(namespaces: Iterable[str]) -> Iterator[Recorder]:
     """Record the calls of the ops of ``namespaces`` made in the block."""
     recorder = Recorder(namespaces)
-    with recorder:
+    with recorder, _Composite(recorder):
         yield recorder
