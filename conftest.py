@@ -17,6 +17,7 @@ pytest_plugins = ["reports.plugin"]
 register_profiles()
 
 _SPECS = pytest.StashKey[list]()
+_REPLAY = pytest.StashKey[object]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -120,7 +121,9 @@ def _runs_tests(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput") or config.getoption("dist", "no") == "no"
 
 
+@pytest.hookimpl(tryfirst=True)  # before Hypothesis's plugin loads the profile
 def pytest_configure(config: pytest.Config) -> None:
+    _check_profile(config)
     for option in ("--batch-size", "--compiles"):
         value = config.getoption(option)
         if value is not None and value < 1:
@@ -133,6 +136,19 @@ def pytest_configure(config: pytest.Config) -> None:
         _modes(config)
     if any(config.getoption(option) for option in ("--specs", "--spec", "--specs-from")):
         _specs(config)
+    if config.getoption("--replay") is not None:
+        _replay(config)
+
+
+def _check_profile(config: pytest.Config) -> None:
+    from hypothesis import settings
+
+    name = config.getoption("hypothesis_profile", None)
+    known = sorted(settings._profiles)  # Hypothesis offers no public list
+    if name is not None and name not in known:
+        raise pytest.UsageError(
+            f"--hypothesis-profile={name}: no such profile; the profiles are {', '.join(known)}"
+        )
 
 
 def _use_caches(config: pytest.Config) -> None:
@@ -166,6 +182,20 @@ def _modes(config: pytest.Config, spec=None, check: str | None = None) -> list[s
         return selected_modes(config.getoption("--modes"), spec, check)
     except ModesError as error:
         raise pytest.UsageError(f"--modes: {error}") from error
+
+
+def _replay(config: pytest.Config):
+    """The ``--replay`` file's Cases, read once: a missing or malformed file
+    stops the run here, in one line."""
+    from oracles.core.spec import SpecError
+    from oracles.runner.replay import Replay
+
+    if _REPLAY not in config.stash:
+        try:
+            config.stash[_REPLAY] = Replay.load(config.getoption("--replay"))
+        except SpecError as error:
+            raise pytest.UsageError(str(error)) from None
+    return config.stash[_REPLAY]
 
 
 def _specs(config: pytest.Config) -> list:

@@ -84,7 +84,10 @@ def render(results: dict[str, list[OpLint]], verbose: bool = False) -> str:
         errors = sum(len(op.errors) for op in ops)
         lines.append(f"{namespace}: {len(ops)} op(s), {errors} error(s)")
         if not ops:
-            lines.append(f"  no op is registered in {namespace!r}: load its library first")
+            lines.append(
+                f"  error: no op of {namespace!r} was linted, so the lint proves nothing of it: "
+                "load the library or module that registers them (--import MODULE)"
+            )
         for op in ops:
             lines.append(
                 f"  {op.op}: {op.fake or 'no fake'}, {op.lowering}; checked on {op.checked}"
@@ -196,7 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(render(results, options.verbose))
     if options.json is not None:
         options.json.write_text(json.dumps(to_json(results, notes), indent=1))
-    return 1 if any(op.errors for ops in results.values() for op in ops) else 0
+    # A lint that checked no op of a namespace proves nothing of it.
+    empty = any(not ops for ops in results.values())
+    return 1 if empty or any(op.errors for ops in results.values() for op in ops) else 0
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ def _run(
     request.node.user_properties += [("spec", spec.id), ("check", check), ("mode", mode)]
     replay = config.getoption("--replay")
     if replay is not None:
-        replay = Replay.load(replay)
+        replay = Replay.load(replay)  # conftest stopped the run at configure if it cannot
         if (replay.spec, replay.check, replay.mode) != (spec.name, check, mode):
             pytest.skip(
                 f"--replay holds Cases of the {replay.check} check of {replay.spec} "

@@ -34,6 +34,13 @@ def test_registry(namespace: str, request: pytest.FixtureRequest, record_finding
         pytest.fail(f"the lint of {namespace!r} died (exit {done.returncode}): {tail}", False)
     ops = json.loads(report.read_text())["namespaces"][namespace]
     request.node.user_properties.append(("cases", len(ops)))
+    if not ops:
+        pytest.fail(
+            f"the lint of {namespace!r} checked no op, so it proves nothing: the run's specs "
+            "load no op of the namespace (record with --import MODULE, or load it in a "
+            "spec's prepare())",
+            False,
+        )
     errors = []
     for op in ops:
         for problem in op["problems"]:

@@ -74,7 +74,7 @@ def _dispatcher_modules(name: str) -> list[str]:
     """The loaded modules whose files defined op ``name`` or registered its
     kernels (``Library.define`` and ``Library.impl``, which keep no function
     torch.library can name)."""
-    by_file = {}
+    by_file: dict[str, str] = {}
     for module_name, module in list(sys.modules.items()):
         file = getattr(module, "__file__", None)
         if file and module_name != "__main__" and module_name.partition(".")[0] != "torch":
@@ -88,7 +88,7 @@ def registration(op: torch._ops.OpOverload) -> str:
     kernel (``Library.impl``, or C++), a decomposition, or nothing."""
     files = _registered_files(op._schema.name)
     if python_fake(op) is not None:
-        return "a fake (register_fake)"
+        return "register_fake"
     if "Meta" in files:
         how = "Library.impl" if files["Meta"].endswith(".py") else "a loaded library"
         return f"a Meta kernel ({how})"

@@ -164,7 +164,9 @@ class _Composite(TorchFunctionMode):
         op = func
         if isinstance(func, torch._ops.OpOverloadPacket):
             with contextlib.suppress(RuntimeError):  # no overload takes these arguments
-                op = getattr(func, torch._C._jit_resolve_packet(func._qualified_op_name, *args, **kwargs))
+                op = getattr(
+                    func, torch._C._jit_resolve_packet(func._qualified_op_name, *args, **kwargs)
+                )
         if (
             isinstance(op, torch._ops.OpOverload)
             and self.recorder.wants(op, args, kwargs)

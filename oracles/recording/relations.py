@@ -295,9 +295,7 @@ def _settle(
             lowest = max(lowest, settled[r.b])
     if divisor_of:
         fits = [
-            d
-            for d in range(lowest, divisor_of + 1)
-            if divisor_of % d == 0 and d % multiple_of == 0
+            d for d in range(lowest, divisor_of + 1) if divisor_of % d == 0 and d % multiple_of == 0
         ]
         return draw(st.sampled_from(fits)) if fits else 0
     low = -(-lowest // multiple_of)

@@ -60,6 +60,27 @@ def _preparer(recording: Recording) -> Any:
     return prepare
 
 
+def _loadable(path: str | os.PathLike, recording: Recording) -> None:
+    """Every recorded op is registered here once the recording's modules and
+    libraries are loaded: else one error for the run, naming what would load it."""
+    _preparer(recording)()
+    missing = []
+    for op in recording.ops:
+        name, _, overload = op.partition(".")
+        try:
+            torch._C._dispatch_find_schema_or_throw(name, overload)
+        except RuntimeError:
+            missing.append(op)
+    if missing:
+        loaded = ", ".join([*recording.imports, *recording.libraries]) or "nothing"
+        raise SpecError(
+            f"{path}: {len(missing)} recorded op(s) are not registered here ({', '.join(missing)}) "
+            f"after loading what the recording names ({loaded}): record again with --import "
+            "MODULE (the module that registers them), or run from the folder MODULE is "
+            "imported from (or put it on PYTHONPATH)"
+        )
+
+
 def _layout(case: Case) -> str:
     """What a Case asks of the op: its buffers and arguments, not its data."""
     return repr((case.buffers, case.args))
@@ -122,6 +143,7 @@ def recorded_specs(path: str | os.PathLike, skip: Iterable[str] = ()) -> list[Sp
     """A spec-less Spec for every replayable op of the recording at ``path``,
     but those of ``skip`` (ops a user's spec covers)."""
     recording = _load(Path(path).resolve())
+    _loadable(path, recording)
     skipped = set(skip)
     specs = []
     for op, recorded in sorted(recording.ops.items()):

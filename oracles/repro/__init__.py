@@ -12,8 +12,9 @@ The script imports plain torch and whatever loads the op, never the suite:
 the code it runs (the suite's comparisons, the spec's program, the op's
 fake, the reference and the helpers they call) is copied into it from its
 source, so it can be pasted into an upstream bug report. Code whose source
-cannot be recovered makes the script stop at once with a ``SystemExit``
-naming what is missing, never run something else.
+cannot be recovered makes the script stop at once, naming what is missing,
+with exit status 2 (1 is only "the bug is still there"), never run
+something else.
 
 The modules: ``values`` (values as Python), ``source`` (the text of
 functions and classes), ``inliner`` (copying them with their helpers),

@@ -49,8 +49,9 @@ def op_name(spec: Spec) -> str:
     return getattr(spec.op, "__qualname__", repr(spec.op))
 
 
-def _defining_module(qualname: str) -> types.ModuleType | None:
-    """The user's module that defines a Python op."""
+def _defining_module(qualname: str, search: bool = True) -> types.ModuleType | None:
+    """The user's module that defines a Python op; ``search``: by a search of
+    the sources too, where torch.library names none."""
     opdef = torch._library.custom_ops.OPDEFS.get(qualname)
     if opdef is not None:
         module = sys.modules.get(getattr(opdef._init_fn, "__module__", ""))
@@ -60,7 +61,7 @@ def _defining_module(qualname: str) -> types.ModuleType | None:
     # of the sources (which finds a spec module naming the op, and a spec
     # module imports the suite).
     module = _registering_module(qualname)
-    if module is not None:
+    if module is not None or not search:
         return module
     name = qualname.partition("::")[2]
     patterns = (
@@ -166,7 +167,20 @@ def op_loading(spec: Spec, inliner: Inliner, differentiates: bool = False) -> Op
     qualname = overload._schema.name
     python_defined = qualname in torch.library._defs or qualname in torch._library.custom_ops.OPDEFS
     if python_defined:
-        module = _defining_module(qualname)
+        module = _defining_module(qualname, search=False)
+        installed = _installed_module(qualname) if module is None else None
+        if installed is None and module is None:
+            module = _defining_module(qualname)
+        if installed is not None:
+            lines = [
+                comment(
+                    f"{qualname} is defined in Python by {installed}, a module of an "
+                    "installed package: the script imports it, as the suite did."
+                ),
+                *_interpreter_lines(),
+                f"importlib.import_module({literal(installed)})",
+            ]
+            return OpLoading(lines, expression, None, False)
         if module is None:
             inliner.problems.append(
                 f"the op's definition: {qualname} is defined in Python, but no loaded module "
@@ -199,6 +213,17 @@ def op_loading(spec: Spec, inliner: Inliner, differentiates: bool = False) -> Op
         f"torch.ops.load_library({literal(path)})" for path in sorted(torch.ops.loaded_libraries)
     ]
     return OpLoading(lines, expression, None, False)
+
+
+def _installed_module(qualname: str) -> str | None:
+    """The module of an installed package (not the user's code, which the
+    script copies or imports by path) that registers the op: importing it by
+    name defines the op wherever the package is installed."""
+    for name in registering_modules(qualname):
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, "__file__", None) and not is_user_code(module):
+            return name
+    return None
 
 
 def _registers(spec: Spec) -> tuple[str, str] | None:

@@ -188,8 +188,10 @@ def render_repro(
     if inliner.problems:
         message = "could not recover " + "; ".join(inliner.problems)
         out.append(
-            "# The suite could not copy all the code this check runs into the script:\n"
-            f"raise SystemExit({literal(message)})\n"
+            "# The suite could not copy all the code this check runs into the script; it\n"
+            "# exits 2, not 1 (the bug is still there), since it cannot run the check:\n"
+            f"print({literal(message)}, file=sys.stderr)\n"
+            "raise SystemExit(2)\n"
         )
     if loading:
         out.append("\n".join(loading) + "\n")

@@ -28,6 +28,7 @@ strides), copies and doubling.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from typing import Any
 
@@ -93,6 +94,7 @@ class _Builder:
         self.exact = spec.bit_exact
         self.written_through: set[str] = set()
         self.produced: dict[str, torch.Tensor] = {}  # set by the op's Step
+        self.kind: str | None = None  # the kind of Step being drawn
 
     # -- what a step may apply to
 
@@ -106,6 +108,9 @@ class _Builder:
         return value
 
     def pick(self, candidates: list[int]) -> int | None:
+        """One of ``candidates``, of a dtype eager torch runs the Step being drawn on."""
+        if self.kind is not None:
+            candidates = [c for c in candidates if runs(self.kind, self.value(c).dtype)]
         if not candidates:
             return None
         return candidates[self.draw(st.integers(0, len(candidates) - 1))]
@@ -139,12 +144,16 @@ class _Builder:
         if not kinds:
             return
         kind = self.draw(st.sampled_from(kinds))
-        if kind in ("index_copy_", "setitem"):
-            drawn = getattr(self, f"_{kind}")(before_op)
-        elif kind in (*_VIEWS, *_READS):
-            drawn = self._view_or_copy(kind, before_op)
-        else:
-            drawn = self._simple(kind, before_op)
+        self.kind = kind
+        try:
+            if kind in ("index_copy_", "setitem"):
+                drawn = getattr(self, f"_{kind}")(before_op)
+            elif kind in (*_VIEWS, *_READS):
+                drawn = self._view_or_copy(kind, before_op)
+            else:
+                drawn = self._simple(kind, before_op)
+        finally:
+            self.kind = None
         if drawn is not None:
             self.steps.append(drawn)
 
@@ -365,6 +374,45 @@ class _Builder:
         leaves = [i for i in self.tensors() if i >= len(self.inputs) and i not in read]
         others = self.draw(st.lists(st.sampled_from(self.tensors()), max_size=2, unique=True))
         return tuple(dict.fromkeys([*produced, *leaves, *others]))
+
+
+# Each kind of Step that computes, as a probe on a small tensor along
+# dimension ``d``: eager torch has no kernel of some for some dtypes (``mul_``
+# of float8, and ``flip`` of float8 along its last dimension only), and a Step
+# it refuses is never drawn, or the op would be blamed for torch's refusal.
+_INDEX = torch.tensor([1, 0])
+_PROBES: dict[str, Any] = {
+    "clone": lambda x, d: x.clone(),
+    "flip": lambda x, d: x.flip((d,)),
+    "roll": lambda x, d: x.roll(1, d),
+    "index_select": lambda x, d: x.index_select(d, _INDEX),
+    "cat": lambda x, d: torch.cat([x, x], d),
+    "double": lambda x, d: x * 2,
+    "add": lambda x, d: x + x,
+    "add_": lambda x, d: x.add_(x.clone()),
+    "mul_": lambda x, d: x.mul_(2),
+    "scale_": lambda x, d: x.mul_(2),  # what the opaque op's kernel does
+    "neg_": lambda x, d: x.neg_(),
+    "fill_": lambda x, d: x.fill_(0),
+    "copy_": lambda x, d: x.copy_(x.clone()),
+    "index_copy_": lambda x, d: x.index_copy_(d, _INDEX[:1], x.index_select(d, _INDEX[1:])),
+    "setitem": lambda x, d: x.__setitem__(1, x[0]),
+}
+
+
+@functools.cache
+def runs(kind: str, dtype: torch.dtype) -> bool:
+    """Eager torch runs a Step of ``kind`` on a tensor of ``dtype``, along any
+    dimension of a 1-D or 2-D one (views run on any dtype)."""
+    probe = _PROBES.get(kind)
+    if probe is None:
+        return True
+    try:
+        for shape, d in (((2,), 0), ((2, 2), 0), ((2, 2), 1)):
+            probe(torch.zeros(shape, dtype=dtype), d)
+    except (RuntimeError, NotImplementedError, TypeError):
+        return False
+    return True
 
 
 def _tensor(value: object) -> bool:

@@ -514,3 +514,20 @@ def test_the_script_compiles_the_graph_inputs_in_the_suites_order(tmp_path) -> N
     assert run.returncode == int(bool(suite)), run.stdout + run.stderr[-2000:]
     for verdict in suite:
         assert f"[{verdict}] buffer 'r' after the call" in run.stdout
+
+
+def _to_float8(x: torch.Tensor) -> torch.Tensor:
+    return x.to(torch.float8_e4m3fn)
+
+
+def test_no_step_is_drawn_on_a_dtype_eager_torch_refuses_it_for() -> None:
+    """Eager torch has no ``mul_``, ``neg_`` or last-dimension ``flip`` of a
+    float8 tensor: a program drawing them would blame the op for torch's refusal."""
+    case = Case({"x": Buffer((4, 6), torch.float32)}, {"x": View("x")})
+    spec = Spec("to_float8", _to_float8, st.just(case), None)
+    kinds = set()
+    for drawn in sample(program_cases(spec), 150):
+        run = EAGER.run(spec, drawn, IN_PROGRAM)
+        assert run.error is None, (drawn.program, run.error)
+        kinds |= {step.kind for step in drawn.program.steps}
+    assert {"clone", "copy_", "fill_", "setitem"} & kinds  # float8 still gets Steps

@@ -350,8 +350,9 @@ def test_without_a_kernel_the_fake_or_the_schema_is_blamed():
 
 def test_import_can_call_the_function_that_registers_a_librarys_ops(monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(CHECKOUT / "tests" / "user_specs"))
-    assert cli.main(["called_user", "--import", "called_ops"]) == 0
-    assert "no op is registered in 'called_user'" in capsys.readouterr().out
+    # Imported, not called: no op is registered, and a lint of none fails.
+    assert cli.main(["called_user", "--import", "called_ops"]) == 1
+    assert "error: no op of 'called_user' was linted" in capsys.readouterr().out
     assert cli.main(["called_user", "--import", "called_ops:register"]) == 0
     assert "called_user::twice: a Python fake" in capsys.readouterr().out
 

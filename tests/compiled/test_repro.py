@@ -210,11 +210,15 @@ def _scaled(x, scale=2.0):
     return x * scale
 
 
-def test_code_whose_source_is_lost_stops_the_script_saying_so():
+def test_code_whose_source_is_lost_stops_the_script_saying_so(tmp_path):
     spec = _row_spec(program=functools.partial(call_op))
     text = render_repro(spec, "compiled", [_rows(4)], 0, False)
-    assert "raise SystemExit(\"could not recover the program's source:" in text
-    compile(text, "repro.py", "exec")
+    script = tmp_path / "repro.py"
+    script.write_text(text)
+    done = subprocess.run([sys.executable, script], capture_output=True, text=True)
+    # 2, not 1: exit 1 says the bug is still there.
+    assert done.returncode == 2
+    assert done.stderr.startswith("could not recover the program's source:")
 
 
 def test_the_reference_and_its_helpers_are_copied_under_names_that_do_not_clash():
@@ -350,3 +354,39 @@ def test_a_triton_spec_script_registers_its_op_and_compiles_the_default_program(
     assert "@torch._dynamo.assume_constant_result\ndef positional_names" in text
     [result] = _run(script, cwd=tmp_path)
     assert result.returncode == 0, _explain(result)
+
+
+INSTALLED = '''
+import torch
+
+library = torch.library.Library("conformance_installed", "FRAGMENT")
+library.define("halves(Tensor x) -> Tensor")
+library.impl("halves", lambda x: x / 2, "CPU")
+library.impl("halves", lambda x: x.new_empty(x.shape[0] // 2), "Meta")  # a wrong fake
+'''
+
+
+def test_a_script_imports_the_installed_package_that_registers_the_op(tmp_path, monkeypatch):
+    """An op a package in site-packages registers (with Library.impl, as
+    torchao does): the script imports the package's module by name and runs."""
+    from oracles.repro import source
+
+    packages = tmp_path / "site-packages"
+    (packages / "installed_ops").mkdir(parents=True)
+    (packages / "installed_ops" / "__init__.py").write_text(INSTALLED)
+    monkeypatch.syspath_prepend(str(packages))
+    monkeypatch.setattr(source, "_ROOTS", (*source._ROOTS, packages.resolve()))
+    __import__("installed_ops")
+    spec = Spec("halves", "conformance_installed::halves", st.just(_rows(4)), None)
+    script = tmp_path / "repro.py"
+    script.write_text(render_repro(spec, "fake", [_rows(4)], 0, False))
+    assert 'importlib.import_module("installed_ops")' in script.read_text()
+    done = subprocess.run(
+        [sys.executable, script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(packages)},
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr  # the wrong fake: the bug is there
+    assert "[metadata]" in done.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -105,6 +106,23 @@ def test_specs_option_reports_a_malformed_module(tmp_path):
     result = _pytest(f"--specs={path}")
     assert result.returncode == 4
     assert "--specs: " in result.stderr and "is a int, not a Spec" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "option, says",
+    [
+        ("--hypothesis-profile=nope", "--hypothesis-profile=nope: no such profile; the profiles"),
+        ("--replay=no-such.cases", "--replay: cannot read no-such.cases: No such file"),
+        ("--replay={pickled}", "holds no Cases to replay"),
+    ],
+)
+def test_bad_command_line_input_gets_one_line(option, says, tmp_path):
+    pickled = tmp_path / "old.cases"
+    pickled.write_bytes(pickle.dumps({"cases": []}))  # replay files are data, never pickles
+    result = _pytest(option.format(pickled=pickled))
+    assert result.returncode == 4, result.stdout[-2000:]
+    assert says in result.stderr
+    assert "Traceback" not in result.stderr and "INTERNALERROR" not in result.stderr + result.stdout
 
 
 def test_k_selects_by_family_and_by_spec_name():

@@ -64,3 +64,16 @@ def paged_write(cache: torch.Tensor, slots: torch.Tensor, values: torch.Tensor) 
 @paged_write.register_fake
 def _(cache, slots, values):
     return None
+
+
+@torch.library.custom_op("conformance_tied::pair_sum", mutates_args=())
+def pair_sum(x: torch.Tensor) -> torch.Tensor:
+    """Adds rows in pairs: an even row count is a tie no Relation states."""
+    if x.shape[0] % 2:
+        raise ValueError(f"pair_sum takes an even number of rows, not {x.shape[0]}")
+    return x[0::2] + x[1::2]
+
+
+@pair_sum.register_fake
+def _(x):
+    return x.new_empty(x.shape[0] // 2, *x.shape[1:])

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import torch
 
-import tests.recorded.tied_ops  # noqa: F401  (registers the ops)
+import tests.recorded.library_ops  # noqa: F401  (registers the ops)
+import tests.recorded.tied_ops  # noqa: F401
 
 ops = torch.ops.conformance_tied
 
@@ -25,6 +26,7 @@ def main() -> None:
         ids = torch.arange(tokens) * 3 + tokens
         rows = ops.gather_rows(table, ids)
         ops.paged_write(cache[: 8 * tokens], torch.arange(tokens) * 2, rows)
+        ops.pair_sum(ops.negated(ops.halved(x[: 2 * (tokens // 2)])))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,11 @@ def grouped(tokens: int, dim: int, groups: int) -> RecordedCall:
     """x [T, D] with a per-group scale [T, G] and its group size D // G."""
     return RecordedCall(
         (FLOAT, FLOAT),
-        (("x", dense(0, tokens, dim)), ("scale", dense(1, tokens, groups)), ("group", dim // groups)),
+        (
+            ("x", dense(0, tokens, dim)),
+            ("scale", dense(1, tokens, groups)),
+            ("group", dim // groups),
+        ),
     )
 
 
