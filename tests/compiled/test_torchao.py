@@ -1,0 +1,66 @@
+"""A real library nobody here wrote, spec-less: torchao's quantization ops
+recorded from a small program run outside the checkout, then checked. Every
+op the program calls is named, and no op is blamed for a Case its recorded
+calls do not show (installed by the ``test`` extra; skipped without it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torchao", reason="torchao is not installed (pip install -e '.[test]')")
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+RECORDED = ("dequantize_affine_float8_non_decomposed", "quantize_affine_float8_non_decomposed")
+COMPOSITE = ("choose_qparams_affine", "choose_scale_float8", "dequantize_affine", "quantize_affine")
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory) -> tuple[dict, str]:
+    folder = tmp_path_factory.mktemp("torchao")
+    shutil.copy(CHECKOUT / "tests" / "recorded" / "torchao_program.py", folder)
+    done = subprocess.run(
+        [sys.executable, "-m", "suites.record", "torchao", "--out=calls.json", "--",
+         "python", "torchao_program.py"],
+        cwd=folder, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "PYTHONPATH": str(CHECKOUT)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads((folder / "calls.json").read_text()) | {"path": folder}, done.stderr
+
+
+def test_every_op_the_program_calls_is_named(recording):
+    data, summary = recording
+    assert sorted(data["ops"]) == [f"torchao::{op}" for op in RECORDED]
+    assert sorted(data["composite"]) == [f"torchao::{op}" for op in COMPOSITE]
+    assert data["ops"][f"torchao::{RECORDED[0]}"]["registration"] == "a Meta kernel (Library.impl)"
+    assert "torchao.quantization.quant_primitives" in data["imports"]
+    for op in (*RECORDED, *COMPOSITE):
+        assert f"torchao::{op}: " in summary
+
+
+def test_no_op_is_blamed_for_a_case_its_recording_does_not_show(recording):
+    folder = recording[0]["path"]
+    report = folder / "report.json"
+    subprocess.run(
+        [sys.executable, "-m", "pytest", f"--specs-from={folder / 'calls.json'}",
+         "-p", "no:cacheprovider", "-n", "0", "--compiles=2", f"--repro-dir={folder}",
+         f"--report-json={report}"],
+        cwd=CHECKOUT, capture_output=True, text=True, timeout=1200,
+    )  # fmt: skip
+    results = json.loads(report.read_text())["results"]
+    assert {r["check"] for r in results} >= {"reference", "fake", "schema", "compiled", "registry"}
+    for result in results:
+        blocking = [f for f in result.get("findings") or () if f["blocking"]]
+        if result["check"] == "programs":
+            # Inductor cannot compile some Steps on float8 values (torch alone
+            # reproduces it): a compiler's failure, never the op's crash.
+            assert {f["verdict"] for f in blocking} <= {"compiled", "program"}, result["test"]
+        else:
+            assert result["outcome"] in ("passed", "skipped") and not blocking, result["test"]
