@@ -13,6 +13,7 @@ import string
 
 from oracles.checks.check import Check
 from oracles.checks.differential import GIVEN, compare_compiled, evidence, out_keyword
+from oracles.checks.reference import check_reference
 from oracles.checks.script import Script, budget
 from oracles.comparisons.expected import program_expectation
 from oracles.comparisons.outputs import aliasing, metadata, structure
@@ -22,6 +23,7 @@ from oracles.core.findings import ConformanceFailure, Finding
 from oracles.core.signature import BatchSignature, batch_signature
 from oracles.core.spec import Spec
 from oracles.core.verdicts import (
+    CRASH,
     OUT_ARGUMENT,
     STAGE,
 )
@@ -50,8 +52,14 @@ def _stage(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Finding]
     assert isinstance(mode, Compiled)
     batch = batch_signature(failure.cases) if failure.batched else None
     case = failure.cases[failure.index]
-    stage = stage_at_fault(spec, mode, lambda stage: compare_compiled(spec, case, stage, batch))
-    return [*failure.findings, stage]
+    eager = [f for f in failure.findings if f.verdict == CRASH]
+    if not eager and not spec.bit_exact and spec.reference is not None:
+        eager = check_reference(spec, case)  # compiled is judged against the reference too
+
+    def compare(stage: Compiled) -> list[Finding]:
+        return compare_compiled(spec, case, stage, batch)
+
+    return [*failure.findings, stage_at_fault(spec, mode, compare, eager)]
 
 
 # inductor: the program eagerly and compiled, once for the batch.

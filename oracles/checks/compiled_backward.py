@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from oracles.checks.backward import gradient_label, one_sided
+from oracles.checks.backward import check_backward, gradient_label, one_sided
 from oracles.checks.check import Check
 from oracles.checks.differential import compile_failure
 from oracles.checks.gradient_runs import (
@@ -156,8 +156,11 @@ def _stage(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Finding]
     Inductor does), then with Inductor's passes off in turn."""
     assert isinstance(mode, Compiled)
     case = failure.cases[failure.index]
-    stage = stage_at_fault(spec, mode, lambda s: check_compiled_backward(spec, case, None, s))
-    return [*failure.findings, stage]
+
+    def compare(stage: Compiled) -> list[Finding]:
+        return check_compiled_backward(spec, case, None, stage)
+
+    return [*failure.findings, stage_at_fault(spec, mode, compare, check_backward(spec, case))]
 
 
 CHECK = Check(

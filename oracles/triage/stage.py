@@ -3,7 +3,7 @@ within Inductor, the passes or subsystems whose removal makes it agree."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from oracles.core.findings import Finding
 from oracles.core.spec import Spec
@@ -13,7 +13,10 @@ from oracles.triage.switches import PASS, SWITCHES
 
 
 def stage_at_fault(
-    spec: Spec, mode: Compiled, compare: Callable[[Compiled], list[Finding]]
+    spec: Spec,
+    mode: Compiled,
+    compare: Callable[[Compiled], list[Finding]],
+    eager: Sequence[Finding] = (),
 ) -> Finding:
     """Which compiler stage first disagrees with eager, as
     ``torch._inductor.compiler_bisector`` would find by hand: ``compare(stage)``
@@ -22,7 +25,19 @@ def stage_at_fault(
     with each of Inductor's passes or subsystems off in turn
     (``oracles.triage.switches``) and names those under which it agrees.
     (An op whose schema torch.compile cannot functionalize never gets here:
-    the runner reports its schema once, see ``runner.property``.)"""
+    the runner reports its schema once, see ``runner.property``.)
+
+    ``eager``: what the Case's eager run already gets wrong (it raised, or
+    lies outside the reference's budget). No compiler stage is then named:
+    the disagreement is not the compiler's to begin with."""
+    wrong = [f for f in eager if f.blocking]
+    if wrong:
+        return Finding(
+            STAGE,
+            "no compiler stage is at fault: eager itself already disagrees with what the "
+            f"spec expects ({wrong[0]})",
+            blocking=False,
+        )
     for stage in stages_before(mode):
         found = [f for f in compare(stage) if f.blocking]
         if found:

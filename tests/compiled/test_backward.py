@@ -114,6 +114,17 @@ def test_the_compiled_backward_disagrees_with_eager_where_the_formula_is_wrong()
     assert any("differ bit for bit between inductor and eager" in str(f) for f in found)
 
 
+def test_no_stage_is_blamed_where_eagers_gradients_are_already_wrong():
+    case = _case(CONTIGUOUS_ONLY, ("transposed",))
+    with CONTIGUOUS_ONLY.installed():
+        found = check_compiled_backward(CONTIGUOUS_ONLY, case, None, INDUCTOR)
+        failure = ConformanceFailure("compiled_backward", CONTIGUOUS_ONLY.label, "", found, [case])
+        *_, stage = CHECKS["compiled_backward"].finish(CONTIGUOUS_ONLY, INDUCTOR, failure)
+    assert stage.verdict == "stage" and not stage.blocking
+    assert "no compiler stage is at fault: eager itself already disagrees" in stage.message
+    assert "from the float64 reference in eager" in stage.message
+
+
 def test_a_missing_autograd_formula_says_what_to_register():
     with NO_AUTOGRAD.installed():
         found = check_backward(NO_AUTOGRAD, _case(NO_AUTOGRAD, ("contiguous",)))

@@ -31,10 +31,11 @@ import torch
 from hypothesis import strategies as st
 
 from families.rope import specs as rope
+from oracles.checks import CHECKS
 from oracles.checks.compiled import check_compiled
 from oracles.checks.differential import compare_compiled
 from oracles.core.case import Buffer, Case, View
-from oracles.core.findings import Finding
+from oracles.core.findings import ConformanceFailure, Finding
 from oracles.core.signature import batch_signature
 from oracles.core.spec import Spec
 from oracles.modes.cache import compiled_programs, use_cache_root
@@ -452,6 +453,23 @@ def test_the_stage_at_fault_is_named():
     stage = _stage(dynamo, ONE_ROW)
     assert not stage.blocking
     assert "the first compiler stage to disagree with eager is Dynamo" in stage.message
+
+
+def test_no_stage_is_blamed_where_eager_already_raised():
+    def refused_eagerly(op, **args):
+        op(**args)
+        if not torch.compiler.is_compiling():
+            raise ValueError("eager refuses this program")
+        return args["x"].clone()
+
+    spec = _spec("refused_eagerly", ONE_ROW, refused_eagerly)
+    failure = ConformanceFailure(
+        "compiled", spec.label, "", compare_compiled(spec, ONE_ROW, INDUCTOR, None), [ONE_ROW]
+    )
+    *_, stage = CHECKS["compiled"].finish(spec, INDUCTOR, failure)
+    assert stage.verdict == "stage" and not stage.blocking
+    assert "no compiler stage is at fault: eager itself already disagrees" in stage.message
+    assert "eager refuses this program" in stage.message and "Dynamo" not in stage.message
 
 
 def test_a_known_fault_entry_that_misstates_its_releases_fails_the_gate():
