@@ -75,6 +75,8 @@ UNCOMPILABLE = "uncompilable"
 IMPLICIT_FALLBACK = "implicit-fallback"
 # The fake could not be called on any input.
 UNCHECKED = "unchecked"
+# The fake's own code failed (TypeError, AttributeError) on a schema-derived input.
+FAKE_ERROR = "fake-error"
 
 VERDICTS: frozenset[str] = frozenset(
     value for name, value in list(globals().items()) if name.isupper() and isinstance(value, str)

@@ -30,7 +30,9 @@ import contextlib
 import dataclasses
 import itertools
 import logging
+import traceback
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -48,6 +50,7 @@ from oracles.core.schema import (
 from oracles.core.spec import Spec
 from oracles.core.verdicts import (
     FAKE_ALIAS,
+    FAKE_ERROR,
     FAKE_RETURNS,
     FAKE_SIGNATURE,
     FAKE_VS_KERNEL,
@@ -146,6 +149,7 @@ def _on_derived_inputs(
     broke; how it refused the inputs tried before go in ``discarded``."""
     mode = FakeTensorMode()
     last: Exception = RuntimeError("no schema-derived input")
+    broken: list[str] = []  # the fake's own code failing, not refusing an input
     try:
         with mode, _quiet():
             for args in derived_inputs(op):
@@ -155,11 +159,37 @@ def _on_derived_inputs(
                     last = error
                     if _described(args, error) not in discarded:
                         discarded.append(_described(args, error))
+                    if _programming_error(error):
+                        broken.append(_described(args, error))
                     continue
                 return "schema-derived inputs", _judge_return(op, value, args)
     except _Underivable as error:
         return None, [_unchecked(f"the lint cannot derive {error}")]
+    if broken:
+        return None, [
+            Finding(
+                FAKE_ERROR,
+                f"the fake's own code failed on a schema-derived input ({broken[0]}): a fake "
+                "refuses an input it does not take with a RuntimeError or ValueError that "
+                "says what it expects, and a TypeError or AttributeError raised in its own "
+                "code is a bug in it; fix the fake (or, if that input is not one the op "
+                "takes, write a spec whose Cases are)",
+                False,
+            )
+        ]
     return None, [_unchecked(f"the fake raised on every one ({error_text(last, 1)})")]
+
+
+def _programming_error(error: Exception) -> bool:
+    """A TypeError or AttributeError raised in the fake's own code (not in
+    torch's, which raises them for arguments it refuses)."""
+    if not isinstance(error, (TypeError, AttributeError, NameError)):
+        return False
+    frames = traceback.extract_tb(error.__traceback__)
+    return bool(frames) and not Path(frames[-1].filename).resolve().is_relative_to(_TORCH)
+
+
+_TORCH = Path(torch.__file__).resolve().parent
 
 
 def _described(args: dict[str, Any], error: Exception) -> str:

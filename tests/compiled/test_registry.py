@@ -171,6 +171,17 @@ def _picky(x, n):
 
 
 torch.library.register_fake("lint_user::picky", _picky, lib=LIB)
+LIB.define("stub(Tensor weight) -> Tensor")
+LIB.impl("stub", lambda weight: weight.clone(), "CPU")
+
+
+def _stub(weight):
+    # A stub fake with a bug of its own: a 2-D weight is what the op takes.
+    rows, columns = weight.shape
+    return weight.new_empty(rows, columns.half())
+
+
+torch.library.register_fake("lint_user::stub", _stub, lib=LIB)
 torch.library.register_fake("lint_user::opaque", lambda x, g: x.new_empty(x.shape), lib=LIB)
 
 
@@ -185,6 +196,11 @@ def test_a_tensor_for_a_list_and_unchecked_fakes_are_told_apart():
     assert (
         "the fake raised on every one (ValueError: only the shapes my model uses)" in note.message
     )
+    # Its own code failing, not a refusal of its input: said apart, not "write a spec".
+    [broken] = [p for p in found["lint_user::stub"].problems if p.verdict != "implicit-fallback"]
+    assert broken.verdict == "fake-error" and not broken.blocking
+    assert "weight=[4, 6]: AttributeError: 'int' object has no attribute 'half'" in broken.message
+    assert "is a bug in it; fix the fake" in broken.message
     [note] = [p for p in found["lint_user::opaque"].problems if p.verdict == "unchecked"]
     assert "the lint cannot derive an argument of type Generator" in note.message
     [short] = found["lint_user::wide"].errors
