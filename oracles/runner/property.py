@@ -123,6 +123,18 @@ def _distinct(
     return [f for f in failures if any(f is k for k in kept)]
 
 
+def _once(failures: list[ConformanceFailure]) -> list[ConformanceFailure]:
+    """Failures that finishing made alike (two programs cut down to one) listed once."""
+    seen: set[frozenset[str]] = set()
+    kept = []
+    for failure in failures:
+        said = frozenset(_NUMBERS.sub("#", str(f)) for f in failure.findings)
+        if said not in seen:
+            seen.add(said)
+            kept.append(failure)
+    return kept
+
+
 @dataclasses.dataclass
 class Tally:
     """What a property run did, for its report."""
@@ -308,6 +320,7 @@ def run_property(
                 # The schema's failure says all there is: no stage, no program to cut.
                 if the_check.finish is not None and failure is not unfit:
                     failure.findings = the_check.finish(spec, the_mode, failure)
+            failures = _once(failures)
             for number, failure in enumerate(failures, 1):
                 if repro is not None:
                     number = number if len(failures) > 1 else 0

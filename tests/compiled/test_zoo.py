@@ -14,10 +14,10 @@ from families.rope.cases import fused_qkv_seed_case, rope_cases
 from oracles.checks.common import no_fake
 from oracles.checks.compiled import check_compiled
 from oracles.core.case import Buffer, Case, View
-from oracles.core.findings import CheckFailure, ConformanceFailure
+from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
 from oracles.core.reference import Expectation, exact
 from oracles.core.spec import Spec
-from oracles.runner.property import _distinct, _failure_class, run_property
+from oracles.runner.property import _distinct, _failure_class, _once, run_property
 from tests.zoo_helpers import CI, failure, needs_kernels, passes, zoo_spec
 
 pytestmark = needs_kernels
@@ -177,6 +177,18 @@ def test_a_failure_is_dropped_only_for_one_that_shows_all_it_shows():
     assert _distinct([less, more, other], [later]) == [more, other]
     assert more.partial == [less, later] and other.partial == []
     assert _distinct([other, more]) == [other, more]
+
+
+def test_failures_that_finishing_made_alike_are_listed_once():
+    def cut(size: int, verdict: str = "compiled") -> ConformanceFailure:
+        findings = [
+            Finding(verdict, f"failed on [{size}]"),
+            Finding("program", "def p(): ...", False),
+        ]
+        return _failure_class(frozenset({str(size)}))("programs", "op", "a Case", findings)
+
+    first, same, other = cut(13), cut(16), cut(13, "values")
+    assert _once([first, same, other]) == [first, other]
 
 
 def _calls_after_the_first_failure(shrink_seconds: float) -> int:
