@@ -4,7 +4,6 @@ the hand-written zoo specs give, and passes the catalog's correct ops."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +14,9 @@ from oracles.core.findings import CheckFailure
 from oracles.recording.calls import RecordedTensor, Recording
 from oracles.recording.cases import case_of
 from oracles.runner.property import run_property
+from tests.recorded.runs import CHECKOUT, check_spec_less, record
 from tests.zoo_helpers import CI, needs_kernels, zoo_spec
 
-CHECKOUT = Path(__file__).resolve().parents[2]
 ROPE = "conformance_zoo::rotary_embedding_cpu"
 ADD_NORM = "conformance_zoo::add_rms_norm_returns_one"
 CORRECT = ("conformance::fused_add_rms_norm", "conformance::rms_norm", "conformance::silu_and_mul")
@@ -25,37 +24,22 @@ CORRECT = ("conformance::fused_add_rms_norm", "conformance::rms_norm", "conforma
 pytestmark = needs_kernels
 
 
-def _run(*command: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, *command], cwd=CHECKOUT, capture_output=True, text=True, timeout=900
-    )
-
-
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> Path:
     # In processes of their own: the program registers a fake on a zoo op
     # that the zoo's specs install fakes on in turn.
     out = tmp_path_factory.mktemp("recorded") / "calls.json"
-    done = _run(
-        "-m", "suites.record", "conformance,conformance_zoo", f"--out={out}",
-        "--", "python", "-m", "tests.recorded.decoder",
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "recorded 5 op(s)" in done.stderr and "pytest --specs-from=" in done.stderr
+    summary = record("conformance,conformance_zoo", out, "python", "-m", "tests.recorded.decoder")
+    assert "recorded 5 op(s)" in summary and "pytest --specs-from=" in summary
     return out
 
 
 @pytest.fixture(scope="module")
-def spec_less(recorded: Path, tmp_path_factory) -> dict[str, set[str]]:
+def spec_less(recorded: Path) -> dict[str, set[str]]:
     """Per test of the spec-less run: its blocking verdicts."""
-    folder = tmp_path_factory.mktemp("spec-less")
-    report = folder / "report.json"
-    _run(
-        "-m", "pytest", f"--specs-from={recorded}", "-p", "no:cacheprovider", "-n", "0",
-        "--compiles=2", "-k", "test_fake or test_schema or test_compiled",
-        f"--repro-dir={folder}", f"--report-json={report}",
-    )  # fmt: skip
-    results = json.loads(report.read_text())["results"]
+    results = check_spec_less(
+        recorded, "--compiles=2", "-k", "test_fake or test_schema or test_compiled"
+    )
     return {
         r["test"].split("::")[-1]: {f["verdict"] for f in r.get("findings") or () if f["blocking"]}
         for r in results
@@ -116,9 +100,10 @@ def test_the_spec_less_run_passes_the_correct_ops(spec_less):
 
 def test_a_pytest_run_of_the_teams_own_tests_is_recorded(tmp_path):
     out = tmp_path / "calls.json"
-    done = _run(
-        "-m", "suites.record", "conformance,conformance_zoo", f"--out={out}", "--",
-        "pytest", "-q", "-p", "no:cacheprovider", "tests/recorded/uses_ops.py",
+    done = subprocess.run(
+        [sys.executable, "-m", "suites.record", "conformance,conformance_zoo", f"--out={out}",
+         "--", "pytest", "-q", "-p", "no:cacheprovider", "tests/recorded/uses_ops.py"],
+        cwd=CHECKOUT, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "1 passed" in done.stdout

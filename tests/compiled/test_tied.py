@@ -6,8 +6,6 @@ counted and blames no op, and only the planted wrong fake blocks."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,41 +14,28 @@ from oracles.core.findings import CheckFailure
 from oracles.recording.calls import Recording
 from oracles.recording.specs import recorded_spec
 from oracles.runner.property import Tally, run_property
+from tests.recorded.runs import check_spec_less, record
 from tests.zoo_helpers import CI
 
-CHECKOUT = Path(__file__).resolve().parents[2]
 PLANTED = "conformance_tied.group_dequantize"
 TIED = ("gather_rows", "group_quantize", "negated", "paged_write", "pair_sum")
-
-
-def _run(*command: str, cwd: Path = CHECKOUT) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, *command], cwd=cwd, capture_output=True, text=True, timeout=900
-    )
 
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("tied") / "calls.json"
-    done = _run(
-        "-m", "suites.record", "conformance_tied", f"--out={out}",
-        "--", "python", "-m", "tests.recorded.tied_program",
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    return out, done.stderr
+    return out, record("conformance_tied", out, "python", "-m", "tests.recorded.tied_program")
 
 
 @pytest.fixture(scope="module")
 def spec_less(recorded) -> dict[str, dict]:
     """Per test of the spec-less run: its record in the JSON report."""
-    folder = recorded[0].parent
-    report = folder / "report.json"
-    _run(
-        "-m", "pytest", f"--specs-from={recorded[0]}", "-p", "no:cacheprovider", "-n", "0",
-        "--compiles=2", "-k", "test_reference or test_fake or test_schema or test_compiled",
-        f"--repro-dir={folder}", f"--report-json={report}",
-    )  # fmt: skip
-    results = json.loads(report.read_text())["results"]
+    results = check_spec_less(
+        recorded[0],
+        "--compiles=2",
+        "-k",
+        "test_reference or test_fake or test_schema or test_compiled",
+    )
     return {r["test"].split("::")[-1]: r for r in results}
 
 
@@ -78,17 +63,17 @@ def test_every_op_called_is_named_with_its_registration(recorded):
 
 def test_only_the_planted_fake_blocks(spec_less):
     for op in TIED:
-        for test, record in spec_less.items():
+        for test, result in spec_less.items():
             if f"conformance_tied.{op}" in test:
-                assert record["outcome"] == "passed" and not _blocking(record), test
+                assert result["outcome"] == "passed" and not _blocking(result), test
     assert _blocking(spec_less[f"test_fake[recorded-{PLANTED}]"]) == {"metadata"}
     assert _blocking(spec_less[f"test_compiled[recorded-{PLANTED}-inductor]"]) == {"compiled"}
 
 
 def test_a_refusal_beyond_the_recording_is_counted_and_blames_no_op(spec_less):
-    record = spec_less["test_reference[recorded-conformance_tied.pair_sum]"]
-    assert record["outcome"] == "passed" and record["recording_edges"] > 0
-    [edge] = [f for f in record["findings"] if f["verdict"] == "recording edge"]
+    result = spec_less["test_reference[recorded-conformance_tied.pair_sum]"]
+    assert result["outcome"] == "passed" and result["recording_edges"] > 0
+    [edge] = [f for f in result["findings"] if f["verdict"] == "recording edge"]
     assert not edge["blocking"] and "(resized)" in edge["case"]
     assert "refused a Case that no recorded call shows" in edge["message"]
     assert "even number of rows" in edge["message"]

@@ -6,17 +6,14 @@ calls do not show (installed by the ``test`` extra; skipped without it)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from tests.recorded.runs import CHECKOUT, check_spec_less, record
+
 pytest.importorskip("torchao", reason="torchao is not installed (pip install -e '.[test]')")
 
-CHECKOUT = Path(__file__).resolve().parents[2]
 RECORDED = ("dequantize_affine_float8_non_decomposed", "quantize_affine_float8_non_decomposed")
 COMPOSITE = ("choose_qparams_affine", "choose_scale_float8", "dequantize_affine", "quantize_affine")
 
@@ -25,14 +22,9 @@ COMPOSITE = ("choose_qparams_affine", "choose_scale_float8", "dequantize_affine"
 def recording(tmp_path_factory) -> tuple[dict, str]:
     folder = tmp_path_factory.mktemp("torchao")
     shutil.copy(CHECKOUT / "tests" / "recorded" / "torchao_program.py", folder)
-    done = subprocess.run(
-        [sys.executable, "-m", "suites.record", "torchao", "--out=calls.json", "--",
-         "python", "torchao_program.py"],
-        cwd=folder, capture_output=True, text=True, timeout=600,
-        env={**os.environ, "PYTHONPATH": str(CHECKOUT)},
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads((folder / "calls.json").read_text()) | {"path": folder}, done.stderr
+    out = folder / "calls.json"
+    summary = record("torchao", out, "python", "torchao_program.py", cwd=folder)
+    return json.loads(out.read_text()) | {"path": out}, summary
 
 
 def test_every_op_the_program_calls_is_named(recording):
@@ -46,15 +38,7 @@ def test_every_op_the_program_calls_is_named(recording):
 
 
 def test_no_op_is_blamed_for_a_case_its_recording_does_not_show(recording):
-    folder = recording[0]["path"]
-    report = folder / "report.json"
-    subprocess.run(
-        [sys.executable, "-m", "pytest", f"--specs-from={folder / 'calls.json'}",
-         "-p", "no:cacheprovider", "-n", "0", "--compiles=2", f"--repro-dir={folder}",
-         f"--report-json={report}"],
-        cwd=CHECKOUT, capture_output=True, text=True, timeout=1200,
-    )  # fmt: skip
-    results = json.loads(report.read_text())["results"]
+    results = check_spec_less(recording[0]["path"], "--compiles=2")
     assert {r["check"] for r in results} >= {"reference", "fake", "schema", "compiled", "registry"}
     for result in results:
         blocking = [f for f in result.get("findings") or () if f["blocking"]]
