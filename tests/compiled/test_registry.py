@@ -385,3 +385,12 @@ def test_import_finds_a_module_in_the_current_directory():
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "called_user::twice: a Python fake" in done.stdout
+
+
+def test_a_kernel_registered_for_a_name_no_schema_defines_is_no_op():
+    """torchao on torch 2.14 registers kernels for ops whose library (and
+    schema) failed to load: the lint passes over them, not dies on them."""
+    library = torch.library.Library("lint_undefined", "IMPL")
+    library.impl("no_schema", lambda x: x, "CPU")
+    assert "lint_undefined::no_schema" in torch._C._dispatch_get_all_op_names()
+    assert namespace_ops("lint_undefined") == []
