@@ -2,7 +2,8 @@
 
 Each known compiler fault (``upstream/known_faults.json``) lives in a shape
 of program: a clone after a mutation, a flip read after a write, a write
-through ``unfold``, a copy before a mutating op, a clone read after one.
+through ``unfold``, a copy before a mutating op, a clone read after one, a
+float8 scatter-add.
 These Modes break the same shapes of program another way (another pass,
 another wrong answer), so the suite's tests can show that triage keeps them
 blocking: a known fault never hides a new one. A run uses one only where ``--modes`` names it.
@@ -106,6 +107,18 @@ class RefusedViews(InjectedFault):
             raise RuntimeError("injected fault: Inductor refuses this graph's views")
 
 
+class RefusedFloat8(InjectedFault):
+    """A graph holding a float8 value fails to compile (the shape of the
+    float8 atomic add, refused by this pass instead of by g++)."""
+
+    def rewrite(self, graph: torch.fx.Graph) -> None:
+        for node in graph.nodes:
+            value = node.meta.get("val")
+            float8 = isinstance(value, torch.Tensor) and value.dtype.itemsize == 1
+            if float8 and value.dtype.is_floating_point:
+                raise RuntimeError("injected fault: Inductor refuses this graph's float8 values")
+
+
 class FailedAssertion(InjectedFault):
     """A graph that mutates a tensor through an opaque custom op fails a bare
     assertion in this pass (the shape of the auto_functionalized
@@ -131,6 +144,9 @@ FAULT_MODES = (
     fault_mode(WeightedAdd, "inductor_weighted_add", "an add adds its second operand twice"),
     fault_mode(
         RefusedViews, "inductor_refused_views", "a graph with a cat or two unfolds fails to compile"
+    ),
+    fault_mode(
+        RefusedFloat8, "inductor_refused_float8", "a graph with a float8 value fails to compile"
     ),
     fault_mode(
         FailedAssertion,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
@@ -108,12 +109,20 @@ class CheckFailure(AssertionError):
         return "\n".join([heading, *(f"({n}) {r}" for n, r in enumerate(reports, 1))])
 
 
+# A C++ compiler's diagnostic, after the path of the file it names.
+_COMPILER_ERROR = re.compile(r"([^/\s]+:\d+:\d+: error: .*)")
+
+
 def error_text(error: BaseException, lines: int = 3) -> str:
     """The error's first lines; for Dynamo's, the user code it was tracing;
-    for an assertion with no message, where it was raised."""
+    for a failed C++ compile, the compiler's first error, not its command
+    line; for an assertion with no message, where it was raised."""
     text = [line.strip() for line in str(error).splitlines() if line.strip()]
     marker = "from user code:"
-    if marker in text:
+    if "Command:" in text:
+        diagnostics = [found[1] for line in text if (found := _COMPILER_ERROR.search(line))]
+        text = text[: text.index("Command:")] + diagnostics[:1]
+    elif marker in text:
         frames = [line for line in text[text.index(marker) :] if line.startswith("File ")]
         text = text[: text.index(marker)][:lines] + [f"tracing {frames[-1]}"] * bool(frames)
     else:

@@ -24,6 +24,7 @@ import math
 import re
 import traceback
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -456,14 +457,21 @@ def _naming(
     return [Prediction(error=error)]
 
 
+def _eager_value(
+    spec: Spec, case: Case, program: Program, position: int, value: int
+) -> torch.Tensor:
+    """``value`` when the program runs eagerly up to ``position``."""
+    head = dataclasses.replace(program, steps=program.steps[: position + 1], returns=(value,))
+    observed = EAGER.run(spec, dataclasses.replace(case, program=head), IN_PROGRAM)
+    assert observed.outputs, "the eager program ran: so does its head"
+    return observed.outputs[0]
+
+
 def _eager_shape(
     spec: Spec, case: Case, program: Program, position: int, value: int
 ) -> tuple[int, ...]:
     """The shape of ``value`` when the program runs eagerly up to ``position``."""
-    head = dataclasses.replace(program, steps=program.steps[: position + 1], returns=(value,))
-    observed = EAGER.run(spec, dataclasses.replace(case, program=head), IN_PROGRAM)
-    assert observed.outputs, "the eager program ran: so does its head"
-    return tuple(observed.outputs[0].shape)
+    return tuple(_eager_value(spec, case, program, position, value).shape)
 
 
 _REFUSED_AS_STRIDED = re.compile(
@@ -524,6 +532,54 @@ def _decomposition_assertion(spec: Spec, case: Case) -> list[Prediction]:
     return [Prediction(error=error)]
 
 
+# g++'s complaint where cpp_prefix.h has no fetch_value for a float8 type,
+# naming the type, and the atomic_add that needed it.
+_FLOAT8_FETCH = re.compile(
+    r"fetch_value\(volatile T\*\) \[with T = c10::(?P<type>Float8_\w+)\b.*?\n"
+    r".*required from [^\n]*\batomic_add\b"
+)
+# Where Inductor raises a failed C++ compile, in the module that runs g++.
+_COMPILE_RAISED = ("_run_compile_cmd", "cpp_builder.py")
+
+
+def _float8_atomic_add(spec: Spec, case: Case) -> list[Prediction]:
+    """Inductor's CPU backend with more than one thread
+    (``upstream/float8_atomic_add.py``): a write through an ``unfold`` view
+    is written back by a scatter-add, emitted as ``atomic_add``, which g++
+    cannot compile for a float8 type. The compile fails where Inductor runs
+    g++, naming ``fetch_value`` for the written value's float8 type."""
+    program = case.program
+    if program is None or torch.get_num_threads() < 2:
+        return []
+    types = set()
+    for position, step in enumerate(program.steps):
+        if STEPS[step.kind].role != "write":
+            continue
+        if not any(program.steps[k].kind == "unfold" for k in _chain(program, step.operands[0])):
+            continue
+        dtype = _eager_value(spec, case, program, position, step.operands[0]).dtype
+        if dtype.is_floating_point and dtype.itemsize == 1:
+            types.add(f"Float8_{str(dtype).removeprefix('torch.float8_')}")
+    if not types:
+        return []
+
+    def error(raised: BaseException) -> bool:
+        for cause in error_chain(raised):
+            if type(cause).__name__ != "CppCompileError":
+                continue
+            frames = traceback.extract_tb(cause.__traceback__)
+            found = _FLOAT8_FETCH.search(str(cause))
+            return (
+                bool(frames)
+                and (frames[-1].name, Path(frames[-1].filename).name) == _COMPILE_RAISED
+                and found is not None
+                and found["type"] in types
+            )
+        return False
+
+    return [Prediction(error=error)]
+
+
 # The Steps that write in place through an opaque custom op (Inductor
 # reinplaces its functionalized call).
 OPAQUE_WRITES = ("scale_",)
@@ -574,4 +630,5 @@ PREDICTORS: dict[str, Callable[[Spec, Case], list[Prediction]]] = {
     "as_strided of a written input's view made over a copy of its operand": _as_strided_over_a_copy,
     "as_strided past a written input's view refused": _as_strided_refused,
     "an opaque op's in-place write moved before its readers": _write_moved_earlier,
+    "a float8 scatter-add g++ cannot compile": _float8_atomic_add,
 }

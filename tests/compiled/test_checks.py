@@ -116,6 +116,20 @@ def test_a_dynamo_error_names_the_user_code_it_was_tracing():
     assert error_text(ValueError("one\n\ntwo\nthree\nfour")) == "ValueError: one / two / three"
 
 
+def test_a_failed_cpp_compile_names_the_compilers_first_error_not_its_command():
+    # As Inductor's CppCompileError words it: the command line runs to 2 KB.
+    error = RuntimeError(
+        "CppCompileError: C++ compile error\n\nCommand:\ng++ /tmp/x/k.main.cpp -O3 -shared\n\n"
+        "Output:\n/site/torch/include/cpp_prefix.h: In instantiation of 'fetch_value':\n"
+        "/site/torch/include/cpp_prefix.h:1027:11: error: no matching function for call\n"
+        "/tmp/x/k.main.cpp:40:2: error: a second complaint\n"
+    )
+    assert error_text(error) == (
+        "RuntimeError: CppCompileError: C++ compile error / "
+        "cpp_prefix.h:1027:11: error: no matching function for call"
+    )
+
+
 def _bare_assert() -> None:
     raise AssertionError  # pytest rewrites an assert statement here to say what failed
 

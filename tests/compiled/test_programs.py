@@ -31,6 +31,7 @@ from oracles.strategies.legality import expected_refusal, internally_overlapping
 from oracles.strategies.programs import program_cases
 from oracles.strategies.sampling import sample
 from oracles.triage import faults as known_faults
+from oracles.triage import predictions
 from oracles.triage.engine import KnownFault
 from suites.catalog import builtin_specs, fault_modes
 from tests.zoo_helpers import needs_kernels
@@ -122,17 +123,22 @@ OP = Step("op")
 
 
 def judged(
-    program: Program, case: Case, monkeypatch, fault: KnownFault, mode: Compiled = INDUCTOR
+    program: Program,
+    case: Case,
+    monkeypatch,
+    fault: KnownFault,
+    mode: Compiled = INDUCTOR,
+    spec: Spec = WHOLE,
 ) -> None:
     """Blocking without triage; with it, the known fault (where it affects this release)."""
     case = dataclasses.replace(case, program=program)
     with monkeypatch.context() as patch:
         patch.setattr(known_faults, "KNOWN_FAULTS", ())
-        blocking = [f for f in check_programs(WHOLE, case, None, mode) if f.blocking]
+        blocking = [f for f in check_programs(spec, case, None, mode) if f.blocking]
     if not fault.affects():
         return
     assert blocking, program.source()
-    found = check_programs(WHOLE, case, None, mode)
+    found = check_programs(spec, case, None, mode)
     assert not [f for f in found if f.blocking], found
     assert {f.fault for f in found if f.verdict == "known compiler fault"} == {fault.name}
 
@@ -260,6 +266,53 @@ def test_a_double_unfold_of_a_view_with_dynamic_sizes(monkeypatch) -> None:
         dynamic=True,
     )
     judged(program, narrowed, monkeypatch, known_faults.FAULTS["dynamic_double_unfold"])
+
+
+@torch.library.custom_op("conformance_programs::copied", mutates_args=())
+def _copied(x: torch.Tensor) -> torch.Tensor:
+    return x.clone()
+
+
+@_copied.register_fake
+def _(x: torch.Tensor) -> torch.Tensor:
+    return torch.empty_like(x)
+
+
+# An op that runs on float8 (most of eager's arithmetic refuses it), on a row.
+FLOAT8_ROW = Case({"b": Buffer((40,), torch.float8_e4m3fn)}, {"x": View("b")})
+COPIED = Spec("copied", "conformance_programs::copied", st.just(FLOAT8_ROW), None)
+# Windows of 13 every 16 elements, copied onto themselves after the op.
+WINDOWS_COPIED = _program(
+    OP,
+    Step("unfold", (0,), (0, 13, 16), 1),
+    Step("copy_", (1, 1)),
+    returns=(0,),
+    through=("unfold",),
+)
+
+
+def test_a_float8_write_through_unfold_that_g_plus_plus_cannot_compile(
+    monkeypatch, two_threads
+) -> None:
+    fault = known_faults.FAULTS["float8_atomic_add"]
+    judged(WINDOWS_COPIED, FLOAT8_ROW, monkeypatch, fault, spec=COPIED)
+    [predicted] = predictions.PREDICTORS[fault.predicts](
+        COPIED, dataclasses.replace(FLOAT8_ROW, program=WINDOWS_COPIED)
+    )
+    assert predicted.error is not None
+    # Its evidence is g++'s complaint, raised where Inductor runs g++, for
+    # the written value's type: not another type's, nor another error's.
+    assert not predicted.error(
+        RuntimeError("fetch_value(volatile T*) [with T = c10::Float8_e4m3fn]")
+    )
+    bfloat16 = dataclasses.replace(FLOAT8_ROW, buffers={"b": Buffer((40,), torch.bfloat16)})
+    assert not predictions.PREDICTORS[fault.predicts](
+        COPIED, dataclasses.replace(bfloat16, program=WINDOWS_COPIED)
+    )
+    torch.set_num_threads(1)
+    assert not predictions.PREDICTORS[fault.predicts](
+        COPIED, dataclasses.replace(FLOAT8_ROW, program=WINDOWS_COPIED)
+    )
 
 
 # A narrowed row, its windows returned after writes around the op called on

@@ -356,14 +356,14 @@ def test_a_triton_spec_script_registers_its_op_and_compiles_the_default_program(
     assert result.returncode == 0, _explain(result)
 
 
-INSTALLED = '''
+INSTALLED = """
 import torch
 
 library = torch.library.Library("conformance_installed", "FRAGMENT")
 library.define("halves(Tensor x) -> Tensor")
 library.impl("halves", lambda x: x / 2, "CPU")
 library.impl("halves", lambda x: x.new_empty(x.shape[0] // 2), "Meta")  # a wrong fake
-'''
+"""
 
 
 def test_a_script_imports_the_installed_package_that_registers_the_op(tmp_path, monkeypatch):

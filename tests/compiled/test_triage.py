@@ -25,13 +25,16 @@ from oracles.triage import predictions
 from oracles.triage.faults import FAULTS
 from suites.catalog import builtin_specs
 from tests.compiled.test_programs import (
+    COPIED,
     CORRECT_CASE,
+    FLOAT8_ROW,
     NARROWED_ROW,
     OP,
     PERMUTED_ROW,
     READ_BEFORE_THE_OP,
     SCALE,
     WHOLE,
+    WINDOWS_COPIED,
     WINDOWS_WRITTEN_AROUND,
     _program,
 )
@@ -103,6 +106,14 @@ def test_an_injected_fault_in_a_known_faults_shape_stays_blocking(fault: str) ->
     program, case, mode = SHAPES[fault]
     found = check_programs(WHOLE, dataclasses.replace(case, program=program), None, INJECTED[mode])
     _blocking_and_unexplained(found, fault)
+
+
+def test_an_injected_float8_refusal_stays_blocking(two_threads) -> None:
+    # The float8 atomic add's program, refused by a pass instead of by g++.
+    case = dataclasses.replace(FLOAT8_ROW, program=WINDOWS_COPIED)
+    found = check_programs(COPIED, case, None, INJECTED["inductor_refused_float8"])
+    _blocking_and_unexplained(found, "float8_atomic_add")
+    assert "refuses this graph's float8 values" in str(found[0])
 
 
 @needs_kernels
