@@ -3,7 +3,7 @@
 Each known compiler fault (``upstream/known_faults.json``) lives in a shape
 of program: a clone after a mutation, a flip read after a write, a write
 through ``unfold``, a copy before a mutating op, a clone read after one, a
-float8 scatter-add.
+float8 scatter-add, a write into part of a float8 value.
 These Modes break the same shapes of program another way (another pass,
 another wrong answer), so the suite's tests can show that triage keeps them
 blocking: a known fault never hides a new one. A run uses one only where ``--modes`` names it.
@@ -108,8 +108,8 @@ class RefusedViews(InjectedFault):
 
 
 class RefusedFloat8(InjectedFault):
-    """A graph holding a float8 value fails to compile (the shape of the
-    float8 atomic add, refused by this pass instead of by g++)."""
+    """A graph holding a float8 value fails to compile (the shapes of the
+    float8 atomic add and masked write, refused by this pass instead)."""
 
     def rewrite(self, graph: torch.fx.Graph) -> None:
         for node in graph.nodes:

@@ -109,8 +109,9 @@ class CheckFailure(AssertionError):
         return "\n".join([heading, *(f"({n}) {r}" for n, r in enumerate(reports, 1))])
 
 
-# A C++ compiler's diagnostic, after the path of the file it names.
-_COMPILER_ERROR = re.compile(r"([^/\s]+:\d+:\d+: error: .*)")
+# A C++ compiler's diagnostic, after the path of the file it names (a
+# string: repro scripts copy this module's code, and a Pattern is no literal).
+_COMPILER_ERROR = r"([^/\s]+:\d+:\d+: error: .*)"
 
 
 def error_text(error: BaseException, lines: int = 3) -> str:
@@ -120,7 +121,7 @@ def error_text(error: BaseException, lines: int = 3) -> str:
     text = [line.strip() for line in str(error).splitlines() if line.strip()]
     marker = "from user code:"
     if "Command:" in text:
-        diagnostics = [found[1] for line in text if (found := _COMPILER_ERROR.search(line))]
+        diagnostics = [found[1] for line in text if (found := re.search(_COMPILER_ERROR, line))]
         text = text[: text.index("Command:")] + diagnostics[:1]
     elif marker in text:
         frames = [line for line in text[text.index(marker) :] if line.startswith("File ")]

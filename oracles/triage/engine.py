@@ -255,6 +255,8 @@ class KnownFault:
         if self.evidence == CULPRIT:
             offs = " and ".join(SWITCHES[name].what for name in self.culprits)
             return f"with {offs} off the program agrees with eager, and with no other switch"
+        if self.explains == {COMPILED}:  # a failed compile: its prediction is an error
+            return f"the compile fails with its predicted error ({self.predicts})"
         return f"the compiled program computes its predicted answer ({self.predicts})"
 
     def explain(self, finding: Finding, shown: str | None = None) -> Finding:

@@ -532,13 +532,49 @@ def _decomposition_assertion(spec: Spec, case: Case) -> list[Prediction]:
     return [Prediction(error=error)]
 
 
+def _float8_written(spec: Spec, case: Case, program: Program, through_unfold: bool) -> set[str]:
+    """The float8 types (as c10 names them) of the values the program writes
+    in place (through an ``unfold`` view only, if ``through_unfold``)."""
+    types = set()
+    for position, step in enumerate(program.steps):
+        if STEPS[step.kind].role != "write":
+            continue
+        chain = _chain(program, step.operands[0])
+        if through_unfold and not any(program.steps[k].kind == "unfold" for k in chain):
+            continue
+        dtype = _eager_value(spec, case, program, position, step.operands[0]).dtype
+        if dtype.is_floating_point and dtype.itemsize == 1:
+            types.add(f"Float8_{str(dtype).removeprefix('torch.float8_')}")
+    return types
+
+
+def _raised(pattern: re.Pattern[str], site: tuple[str, str], types: set[str]) -> list[Prediction]:
+    """The prediction of an error whose message ``pattern`` finds, naming one
+    of the float8 ``types``, raised at ``site`` (a function and the name of
+    its file): the innermost error of the chain that says it."""
+    if not types:
+        return []
+
+    def error(raised: BaseException) -> bool:
+        for cause in reversed(error_chain(raised)):
+            found = pattern.search(str(cause))
+            if found is None:
+                continue
+            frames = traceback.extract_tb(cause.__traceback__)
+            at = (frames[-1].name, Path(frames[-1].filename).name) if frames else None
+            return at == site and found["type"] in types
+        return False
+
+    return [Prediction(error=error)]
+
+
 # g++'s complaint where cpp_prefix.h has no fetch_value for a float8 type,
-# naming the type, and the atomic_add that needed it.
+# naming the type, and the atomic_add that needed it; raised where Inductor
+# runs g++.
 _FLOAT8_FETCH = re.compile(
     r"fetch_value\(volatile T\*\) \[with T = c10::(?P<type>Float8_\w+)\b.*?\n"
     r".*required from [^\n]*\batomic_add\b"
 )
-# Where Inductor raises a failed C++ compile, in the module that runs g++.
 _COMPILE_RAISED = ("_run_compile_cmd", "cpp_builder.py")
 
 
@@ -551,33 +587,30 @@ def _float8_atomic_add(spec: Spec, case: Case) -> list[Prediction]:
     program = case.program
     if program is None or torch.get_num_threads() < 2:
         return []
-    types = set()
-    for position, step in enumerate(program.steps):
-        if STEPS[step.kind].role != "write":
-            continue
-        if not any(program.steps[k].kind == "unfold" for k in _chain(program, step.operands[0])):
-            continue
-        dtype = _eager_value(spec, case, program, position, step.operands[0]).dtype
-        if dtype.is_floating_point and dtype.itemsize == 1:
-            types.add(f"Float8_{str(dtype).removeprefix('torch.float8_')}")
-    if not types:
+    written = _float8_written(spec, case, program, through_unfold=True)
+    return _raised(_FLOAT8_FETCH, _COMPILE_RAISED, written)
+
+
+# The dtype propagation of Inductor's code generation, promoting a where's
+# Bool mask with the float8 values it selects between.
+_FLOAT8_PROMOTION = re.compile(
+    r"Promotion for Float8 Types is not supported, attempted to promote Bool and "
+    r"(?P<type>Float8_\w+)"
+)
+_PROMOTION_RAISED = ("deduce_node_dtype_by_inputs", "common.py")
+
+
+def _float8_masked_write(spec: Spec, case: Case) -> list[Prediction]:
+    """Inductor's CPU backend (``upstream/float8_masked_write.py``): a write
+    into part of a float8 value becomes a ``select_scatter`` or
+    ``slice_scatter``, lowered to a ``where`` between a Bool mask and the
+    float8 values, whose dtype propagation cannot promote Bool with a float8
+    type. The compile fails there, naming the written value's float8 type."""
+    program = case.program
+    if program is None:
         return []
-
-    def error(raised: BaseException) -> bool:
-        for cause in error_chain(raised):
-            if type(cause).__name__ != "CppCompileError":
-                continue
-            frames = traceback.extract_tb(cause.__traceback__)
-            found = _FLOAT8_FETCH.search(str(cause))
-            return (
-                bool(frames)
-                and (frames[-1].name, Path(frames[-1].filename).name) == _COMPILE_RAISED
-                and found is not None
-                and found["type"] in types
-            )
-        return False
-
-    return [Prediction(error=error)]
+    written = _float8_written(spec, case, program, through_unfold=False)
+    return _raised(_FLOAT8_PROMOTION, _PROMOTION_RAISED, written)
 
 
 # The Steps that write in place through an opaque custom op (Inductor
@@ -631,4 +664,5 @@ PREDICTORS: dict[str, Callable[[Spec, Case], list[Prediction]]] = {
     "as_strided past a written input's view refused": _as_strided_refused,
     "an opaque op's in-place write moved before its readers": _write_moved_earlier,
     "a float8 scatter-add g++ cannot compile": _float8_atomic_add,
+    "a Bool mask promoted with float8 values": _float8_masked_write,
 }

@@ -129,18 +129,20 @@ def judged(
     fault: KnownFault,
     mode: Compiled = INDUCTOR,
     spec: Spec = WHOLE,
-) -> None:
-    """Blocking without triage; with it, the known fault (where it affects this release)."""
+) -> list[Finding]:
+    """Blocking without triage; with it, the known fault (where it affects
+    this release): its Findings (none where it does not)."""
     case = dataclasses.replace(case, program=program)
     with monkeypatch.context() as patch:
         patch.setattr(known_faults, "KNOWN_FAULTS", ())
         blocking = [f for f in check_programs(spec, case, None, mode) if f.blocking]
     if not fault.affects():
-        return
+        return []
     assert blocking, program.source()
     found = check_programs(spec, case, None, mode)
     assert not [f for f in found if f.blocking], found
     assert {f.fault for f in found if f.verdict == "known compiler fault"} == {fault.name}
+    return found
 
 
 def test_a_write_through_unfold_that_leaves_elements_uncovered(monkeypatch) -> None:
@@ -312,6 +314,26 @@ def test_a_float8_write_through_unfold_that_g_plus_plus_cannot_compile(
     torch.set_num_threads(1)
     assert not predictions.PREDICTORS[fault.predicts](
         COPIED, dataclasses.replace(FLOAT8_ROW, program=WINDOWS_COPIED)
+    )
+
+
+# The op's float8 result, read, then its element 1 written onto its element 0:
+# the write cannot take the result's place.
+RESULT_WRITTEN = _program(
+    Step("op", (), (), 1),
+    Step("index_select", (1,), (0, (1, 3)), 1),
+    Step("setitem", (1,), (0, 1)),
+    returns=(1, 2),
+)
+
+
+def test_a_write_into_part_of_a_float8_intermediate(monkeypatch) -> None:
+    fault = known_faults.FAULTS["float8_masked_write"]
+    for finding in judged(RESULT_WRITTEN, FLOAT8_ROW, monkeypatch, fault, spec=COPIED):
+        assert "the compile fails with its predicted error" in finding.message
+    float32 = dataclasses.replace(FLOAT8_ROW, buffers={"b": Buffer((40,), torch.float32)})
+    assert not predictions.PREDICTORS[fault.predicts](
+        COPIED, dataclasses.replace(float32, program=RESULT_WRITTEN)
     )
 
 

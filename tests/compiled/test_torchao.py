@@ -41,10 +41,7 @@ def test_no_op_is_blamed_for_a_case_its_recording_does_not_show(recording):
     results = check_spec_less(recording[0]["path"], "--compiles=2")
     assert {r["check"] for r in results} >= {"reference", "fake", "schema", "compiled", "registry"}
     for result in results:
+        # Inductor cannot compile some writes into float8 values (torch alone
+        # reproduces them): known compiler faults, never the op's crash.
         blocking = [f for f in result.get("findings") or () if f["blocking"]]
-        if result["check"] == "programs":
-            # Inductor cannot compile some Steps on float8 values (torch alone
-            # reproduces it): a compiler's failure, never the op's crash.
-            assert {f["verdict"] for f in blocking} <= {"compiled", "program"}, result["test"]
-        else:
-            assert result["outcome"] in ("passed", "skipped") and not blocking, result["test"]
+        assert result["outcome"] in ("passed", "skipped") and not blocking, result["test"]

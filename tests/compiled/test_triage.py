@@ -32,6 +32,7 @@ from tests.compiled.test_programs import (
     OP,
     PERMUTED_ROW,
     READ_BEFORE_THE_OP,
+    RESULT_WRITTEN,
     SCALE,
     WHOLE,
     WINDOWS_COPIED,
@@ -108,11 +109,15 @@ def test_an_injected_fault_in_a_known_faults_shape_stays_blocking(fault: str) ->
     _blocking_and_unexplained(found, fault)
 
 
-def test_an_injected_float8_refusal_stays_blocking(two_threads) -> None:
-    # The float8 atomic add's program, refused by a pass instead of by g++.
-    case = dataclasses.replace(FLOAT8_ROW, program=WINDOWS_COPIED)
+@pytest.mark.parametrize(
+    ("program", "fault"),
+    [(WINDOWS_COPIED, "float8_atomic_add"), (RESULT_WRITTEN, "float8_masked_write")],
+)
+def test_an_injected_float8_refusal_stays_blocking(two_threads, program, fault) -> None:
+    # The float8 faults' programs, refused by a pass instead.
+    case = dataclasses.replace(FLOAT8_ROW, program=program)
     found = check_programs(COPIED, case, None, INJECTED["inductor_refused_float8"])
-    _blocking_and_unexplained(found, "float8_atomic_add")
+    _blocking_and_unexplained(found, fault)
     assert "refuses this graph's float8 values" in str(found[0])
 
 
