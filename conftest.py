@@ -177,9 +177,9 @@ def _quiet_torch_trace() -> None:
     torch._logging._internal.trace_log.propagate = True
 
 
-def _modes(config: pytest.Config, spec=None, check: str | None = None) -> list[str]:
+def _modes(config: pytest.Config) -> list[str]:
     try:
-        return selected_modes(config.getoption("--modes"), spec, check)
+        return selected_modes(config.getoption("--modes"))
     except ModesError as error:
         raise pytest.UsageError(f"--modes: {error}") from error
 
@@ -231,11 +231,12 @@ def _specs(config: pytest.Config) -> list:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Only the gate and the nightly run the built-in known faults' scripts
-    (each compiles in a process of its own, and they judge torch's release,
-    not the specs: a run of the user's specs, or the quick dev run, leaves
-    them out), only the nightly runs them under the deployments, and no run
-    shows a check that applies to none of its specs as a skipped test."""
+    """Only the nightly runs the built-in known faults' scripts, under the
+    deployments too (each compiles in a process of its own, and they judge
+    torch's release, not the specs: the PR gate, a run of the user's specs
+    and the quick dev run leave them to the nightly and the suite's own
+    tests), and no run shows a check that applies to none of its specs as a
+    skipped test."""
     own = config.getoption("--specs") or config.getoption("--specs-from")
     scripts = runs_known_fault_scripts() and not own
     deployed = runs_known_fault_scripts(deployed=True) and not own
@@ -270,10 +271,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     # A check runs in the Modes it lists (the backward checks in no deployment
     # Mode), and in any injected compiler fault named.
     runs_in = {mode.name for mode in check.modes} | set(fault_modes())
+    modes = [mode for mode in single or _modes(metafunc.config) if mode in runs_in]
     params = [
         pytest.param(spec, mode, id=spec.id if single else f"{spec.id}-{mode}")
         for spec in specs
-        for mode in single or _modes(metafunc.config, spec, check.name)
-        if mode in runs_in
+        for mode in modes
     ]
     metafunc.parametrize("spec,mode", params)

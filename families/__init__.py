@@ -10,15 +10,6 @@ from kernels import triton as triton_kernels
 from kernels.build import KernelsUnavailable
 from oracles.core.spec import Unavailable
 
-# The Triton kernels' specs (tag ``triton``) run their compiled checks in
-# inductor alone in ci: on the CPU a Triton kernel is an opaque custom op, so
-# the programs compiled around it are the C++ kernel's graphs, which ci runs
-# in all three Modes; on a GPU, where Inductor sees into it, inductor_triton
-# (a CPU backend) and the asserts on outputs it does not return add nothing.
-PROFILE_TAG_MODES = {"ci": {"triton": ("inductor",)}}
-# The compiled Modes that judge an opaque op with a fake and nothing around it.
-OPAQUE_MODES = ("inductor", "inductor_no_size_asserts")
-
 
 def prepared(register: Callable[[], None]) -> Callable[[], None]:
     """A Spec's ``prepare`` that calls ``register`` (which builds and loads the

@@ -1,10 +1,9 @@
 """The built-in catalog: the Specs of every family, found, not listed.
 
 A family is a package under ``families/``; its ``specs`` module holds the
-catalog's Specs (and, in ``PROFILE_TAG_MODES``, any narrowing of a profile's
-Modes for the specs it tags) and its ``zoo`` module, if any, its known-bad
-ones, and in ``FAULT_MODES`` any injected compiler faults: compiled Modes a
-run uses only when it names them (``--modes=<name>``), never in a profile;
+catalog's Specs and its ``zoo`` module, if any, its known-bad ones, and in
+``FAULT_MODES`` any injected compiler faults: compiled Modes a run uses only
+when it names them (``--modes=<name>``), never in a profile;
 ``kernels.compiler_faults`` holds those in the shapes of the known faults.
 """
 
@@ -36,17 +35,6 @@ def specs_of(module: str) -> list[Spec]:
 
 def builtin_specs() -> list[Spec]:
     return specs_of("specs")
-
-
-def tag_modes() -> dict[str, dict[str, tuple[str, ...]]]:
-    """Per profile, per family tag, the compiled Modes the tagged specs are
-    narrowed to: every ``PROFILE_TAG_MODES`` the families declare (in their
-    package or their ``specs`` module), merged."""
-    merged: dict[str, dict[str, tuple[str, ...]]] = {}
-    for module in [families, *family_modules("specs")]:
-        for profile, tags in getattr(module, "PROFILE_TAG_MODES", {}).items():
-            merged.setdefault(profile, {}).update(tags)
-    return merged
 
 
 def fault_modes() -> dict[str, Compiled]:

@@ -1,10 +1,12 @@
 """What each Hypothesis profile runs: its examples, its compiled Modes, and
 the budgets it gives the checks that compile.
 
-``conftest.py`` wires pytest to this module; nothing here knows pytest. A
-family narrows a profile's Modes for the specs it tags by declaring
-``PROFILE_TAG_MODES`` in its package or its ``specs`` module (see
-``suites.catalog.tag_modes``).
+``ci`` is the PR gate: the checks that compile nothing judge every Case, and
+the compiled checks run in ``inductor`` alone, on as few compiles as find
+what the zoo plants. ``nightly`` keeps the depth: every Mode, hundreds of
+compiles a check, the known faults' scripts, and the version matrix runs it
+on every release. ``conftest.py`` wires pytest to this module; nothing here
+knows pytest.
 """
 
 from __future__ import annotations
@@ -17,28 +19,24 @@ from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 if TYPE_CHECKING:
-    from oracles.core.spec import Spec
+    pass
 
 # The compiled Modes each profile runs (the other checks have one Mode each).
-# dev, the README's plain `pytest`, runs inductor alone (--modes adds others); ci runs those
-# that catch what inductor alone cannot within the gate's time: a wrong fake
-# under inductor_no_size_asserts gives wrong values instead of an assert,
-# and inductor_triton checks Inductor's Triton code generation; nightly runs
-# every Mode. --modes overrides the profile's choice.
+# dev, the README's plain `pytest`, and ci, the PR gate, run inductor alone
+# (--modes adds others); nightly runs every Mode, inductor_no_size_asserts
+# (a wrong fake gives wrong values instead of an assert) and inductor_triton
+# (Inductor's Triton code generation) among them. --modes overrides the
+# profile's choice.
 PROFILE_MODES: dict[str, Sequence[str] | str] = {
     "dev": ("inductor",),
-    "ci": ("inductor", "inductor_no_size_asserts", "inductor_triton"),
+    "ci": ("inductor",),
     "nightly": "all",
 }
-# Modes that matter only around an opaque op with a fake: without its size
-# asserts, Inductor trusts a wrong fake silently, and a pure-PyTorch op has no
-# fake to trust, so ci runs these for ops with a schema only.
-PROFILE_FAKE_MODES: dict[str, Sequence[str]] = {"ci": ("inductor_no_size_asserts",)}
 # The programs check compiles every example on its own, so profiles give it
-# a budget of its own (examples per spec and Mode) and ci runs it in inductor
-# only: a few programs per spec in the gate, hours of them at night.
+# a budget of its own (examples per spec and Mode): a few programs per spec
+# in the gate, hours of them at night.
 # The compiled backward check compiles every Case's forward and backward
-# statically: a few in ci, in inductor only, where they show what no forward
+# statically: a few in ci, where they show what no forward
 # check can (the gradients AOTAutograd's partitioner and Inductor compute,
 # and the upstream layouts they pass); more at night, in every Mode.
 PROFILE_CHECK_EXAMPLES: dict[str, dict[str, int]] = {
@@ -49,9 +47,6 @@ PROFILE_CHECK_EXAMPLES: dict[str, dict[str, int]] = {
 # The checks that compile every example on its own: a budget of compiles is
 # their number of examples.
 COMPILES_EVERY_EXAMPLE = ("programs", "compiled_backward")
-PROFILE_CHECK_MODES: dict[str, dict[str, Sequence[str]]] = {
-    "ci": {"programs": ("inductor",), "compiled_backward": ("inductor",)}
-}
 # The profiles whose generated programs may end with a backward through the
 # op. Not yet the gate, nor the README's pytest: on torch 2.11 to 2.13 one of
 # the gate's drawn programs hits the known fault 'tile2d atomic add', a compiled
@@ -60,8 +55,9 @@ PROFILE_CHECK_MODES: dict[str, dict[str, Sequence[str]]] = {
 PROGRAM_BACKWARD_PROFILES = ("nightly",)
 # The profiles that run the known compiler faults' standalone scripts: they
 # judge torch's release (and keep the known-fault list true), not the specs,
-# and each compiles in a process of its own.
-KNOWN_FAULT_PROFILES = ("ci", "nightly")
+# and each compiles in a process of its own, so the PR gate leaves them to
+# the nightly and to the suite's own tests (tests/compiled/test_known_faults.py).
+KNOWN_FAULT_PROFILES = ("nightly",)
 # The profiles that also run them under the deployments (export, AOTInductor:
 # about 10 s a script each) against each entry's ``deployed`` releases.
 DEPLOYED_FAULT_PROFILES = ("nightly",)
@@ -90,15 +86,12 @@ class ModesError(ValueError):
     """``--modes`` names no Mode."""
 
 
-def selected_modes(
-    option: str | None, spec: Spec | None = None, check: str | None = None
-) -> list[str]:
-    """The compiled Modes a run selects (for ``spec`` and ``check``): those
-    ``option`` names (``--modes``), else the profile's, narrowed by the spec's
-    family tags and for the check; an injected compiler fault only where
+def selected_modes(option: str | None) -> list[str]:
+    """The compiled Modes a run selects: those ``option`` names
+    (``--modes``), else the profile's; an injected compiler fault only where
     ``option`` names it."""
     from oracles.modes.compiled import COMPILED
-    from suites.catalog import fault_modes, tag_modes
+    from suites.catalog import fault_modes
 
     profile = settings.get_current_profile_name()
     chosen = option.split(",") if option else PROFILE_MODES.get(profile, "all")
@@ -111,16 +104,6 @@ def selected_modes(
             f"no Mode {', '.join(unknown)}; the compiled Modes are "
             f"{', '.join(COMPILED)}; the injected compiler faults are {', '.join(faults)}"
         )
-    if spec is not None and not option:
-        for tag, modes in tag_modes().get(profile, {}).items():
-            if tag in spec.families:
-                chosen = [m for m in chosen if m in modes]
-        if not _has_schema(spec):
-            chosen = [m for m in chosen if m not in PROFILE_FAKE_MODES.get(profile, ())]
-    if check is not None and not option:
-        narrowed = PROFILE_CHECK_MODES.get(profile, {}).get(check)
-        if narrowed is not None:
-            chosen = [m for m in chosen if m in narrowed]
     return [m for m in (*COMPILED, *faults) if m in chosen]
 
 
@@ -129,16 +112,11 @@ def program_backward(profile: str | None = None) -> bool:
     return (profile or settings.get_current_profile_name()) in PROGRAM_BACKWARD_PROFILES
 
 
-def _has_schema(spec: Spec) -> bool:
-    """The spec's op is a torch op (a qualified name or an overload), not a
-    Python function; known without loading it."""
-    return isinstance(spec.op, str) or hasattr(spec.op, "_schema")
-
-
 # The compiled check's compiles per spec and Mode: its Cases come in that many
 # batches, each one program compiled for one Signature, dynamic in the sizes
-# that vary within the batch. Cheap checks judge every Case alone.
-PROFILE_COMPILED_BATCHES: dict[str, int] = {"dev": 2, "ci": 10, "nightly": 100}
+# that vary within the batch. Cheap checks judge every Case alone. Four in
+# ci: the zoo's compiled bugs show in the first batch or two.
+PROFILE_COMPILED_BATCHES: dict[str, int] = {"dev": 2, "ci": 4, "nightly": 100}
 
 
 def batch_size(batches: int | None = None) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from families import OPAQUE_MODES, prepare_native, prepared, triton_prepare
+from families import prepare_native, prepared, triton_prepare
 from families.activation import ops, reference
 from kernels import triton as triton_kernels
 from oracles.core.calls import read_back
@@ -56,8 +56,6 @@ def silu_spec(name: str, op: Any, rows: Rows = SILU_AND_MUL, **fields: Any) -> S
 # generates no kernel around it but the copies back into written inputs,
 # which the rope family's specs already run through inductor_triton, so ci
 # runs them in inductor and inductor_no_size_asserts.
-PROFILE_TAG_MODES = {"ci": {"activation": OPAQUE_MODES}}
-
 SPECS = [
     silu_spec("silu_and_mul", "conformance::silu_and_mul"),
     # The functional form, whose autograd formula runs the C++ backward kernel.

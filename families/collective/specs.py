@@ -14,7 +14,7 @@ from collections.abc import Callable
 import torch
 from hypothesis import strategies as st
 
-from families import OPAQUE_MODES, prepared
+from families import prepared
 from families.collective import ops, reference
 from oracles.core.spec import Spec
 from oracles.strategies.rows import (
@@ -76,6 +76,4 @@ def gather_spec(name: str, op: str, **fields) -> Spec:
 # generates no kernel around it but the copies back into written inputs,
 # which the rope family's specs already run through inductor_triton, so ci
 # runs them in inductor and inductor_no_size_asserts.
-PROFILE_TAG_MODES = {"ci": {"collective": OPAQUE_MODES}}
-
 SPECS = [gather_spec("all_gather", "conformance::all_gather")]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from families import OPAQUE_MODES, prepare_native, prepared, triton_prepare
+from families import prepare_native, prepared, triton_prepare
 from families.norm import ops, reference
 from families.norm.cases import FUSED_ADD, RMS_NORM, RMS_NORM_BACKWARD, model_example
 from kernels import triton as triton_kernels
@@ -38,8 +38,6 @@ def norm_spec(name: str, op: Any, rows: Rows, **fields: Any) -> Spec:
 # generates no kernel around it but the copies back into written inputs,
 # which the rope family's specs already run through inductor_triton, so ci
 # runs them in inductor and inductor_no_size_asserts.
-PROFILE_TAG_MODES = {"ci": {"norm": OPAQUE_MODES}}
-
 SPECS = [
     # Its autograd formula runs the C++ backward kernel: gradients for input and weight.
     norm_spec(

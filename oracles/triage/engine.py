@@ -38,7 +38,8 @@ leaves every Case of the batch blocking.
 The faults themselves are data, ``upstream/known_faults.json`` (loaded by
 ``oracles.triage.faults``). Each has a standalone reproduction in plain
 torch beside it, ``upstream/<script>.py``, ready for an upstream report. The
-gate (``suites/test_known_faults.py``) runs it on every release and fails
+nightly (``suites/test_known_faults.py``) runs it on every release, and the
+suite's own tests on theirs, and fails
 where it disagrees with the entry's releases, so a fixed release (or a newly
 affected one) fails until the entry is brought up to date; the reports
 record where each fault reproduces.

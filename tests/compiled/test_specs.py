@@ -137,8 +137,9 @@ def test_a_run_of_user_specs_runs_only_what_concerns_them():
     user = _pytest(f"--specs={CHECKOUT / 'tests' / 'user_specs' / 'argument_specs.py'}").stdout
     assert "test_fake[" in user
     assert "test_known_fault" not in user and "NOTSET" not in user
-    # The gate and the nightly run the known faults' scripts; the quick dev run does not.
-    assert "test_known_fault[dynamic_write_back]" in _pytest("--hypothesis-profile=ci").stdout
+    # The nightly runs the known faults' scripts; the PR gate and the quick dev run do not.
+    assert "test_known_fault[dynamic_write_back]" in _pytest("--hypothesis-profile=nightly").stdout
+    assert "test_known_fault" not in _pytest("--hypothesis-profile=ci").stdout
     assert "test_known_fault" not in _pytest().stdout
 
 
@@ -163,18 +164,16 @@ def test_k_selects_a_mode_and_profiles_choose_modes():
     assert "test_fake[rope-triton-rotary_embedding_triton]" in every_triton
     no_asserts = _pytest("--modes=all", "-k", "no_size_asserts").stdout
     assert "test_compiled[rope-rotary_embedding_functional-inductor_no_size_asserts]" in no_asserts
-    # The ci profile runs its own Modes; --modes chooses others.
+    # The ci profile, the PR gate, runs inductor alone, the nightly every
+    # Mode; --modes chooses others.
     ci = _pytest("--hypothesis-profile=ci").stdout
-    assert "-inductor_triton]" in ci and "-aot_eager]" not in ci
+    assert "test_compiled[rope-rotary_embedding-inductor]" in ci
+    assert "-inductor_triton]" not in ci and "-inductor_no_size_asserts]" not in ci
+    nightly = _pytest("--hypothesis-profile=nightly", "-k", "rotary_embedding_triton-").stdout
+    assert "rotary_embedding_triton-inductor_no_size_asserts]" in nightly
     chosen = _pytest("--hypothesis-profile=ci", "--modes=aot_eager").stdout
     assert "-aot_eager]" in chosen and "-inductor]" not in chosen
     assert "test_fake[rope-rotary_embedding]" in chosen
-    # In ci a family tag narrows the Modes: the Triton kernels' specs run in inductor alone.
-    triton_ci = _pytest("--hypothesis-profile=ci", "-k", "triton-rotary_embedding_triton-").stdout
-    assert "test_compiled[rope-triton-rotary_embedding_triton-inductor]" in triton_ci
-    assert "rotary_embedding_triton-inductor_no_size_asserts]" not in triton_ci
-    assert "test_compiled[rope-rotary_embedding-inductor_no_size_asserts]" in ci
-    assert "rotary_embedding_triton-inductor_no_size_asserts]" in every_triton  # all: untagged
     forced = _pytest("--hypothesis-profile=ci", "--modes=inductor_no_size_asserts").stdout
     assert "test_compiled[rope-triton-rotary_embedding_triton-inductor_no_size_asserts]" in forced
     wrong = _pytest("--modes=inductor_tritn")
