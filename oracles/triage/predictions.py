@@ -175,7 +175,8 @@ def _unfold_inverse(spec: Spec, case: Case) -> list[Prediction]:
 def _contiguous_after_index_copy(spec: Spec, case: Case) -> list[Prediction]:
     """pytorch/pytorch#133512: functionalization's ``index_copy`` returns a
     contiguous tensor, and what the program computes from the updated target
-    takes that layout (values unchanged)."""
+    takes that layout (values unchanged): a Step that reads it, or the op
+    called on it (an op Inductor compiles lays its result out from it)."""
     program = case.program
     if program is None:
         return []
@@ -185,14 +186,20 @@ def _contiguous_after_index_copy(spec: Spec, case: Case) -> list[Prediction]:
     while position < len(made.steps):
         step = made.steps[position]
         read = [v for v in step.operands if v in targets]
-        if STEPS[step.kind].role == "fresh" and step.kind != "contiguous" and read:
-            target = read[0]
+        called = [v for v in targets if v < len(made.inputs)] if step.kind == "op" else []
+        fresh = STEPS[step.kind].role == "fresh" and step.kind != "contiguous"
+        if (fresh and read) or len(called) == 1:
+            target = read[0] if fresh else called[0]
             made = made.inserted(position, Step("contiguous", (target,), (), 1))
             value = _value_made_by(made, position)
             step = made.steps[position + 1]
-            operands = tuple(value if v == target else v for v in step.operands)
+            if fresh:
+                operands = tuple(value if v == target else v for v in step.operands)
+                step = dataclasses.replace(step, operands=operands)
+            else:  # the op on the contiguous copy in the target's place
+                step = Step("op_on", (value,), (made.inputs[target],), step.outputs)
             steps = list(made.steps)
-            steps[position + 1] = dataclasses.replace(step, operands=operands)
+            steps[position + 1] = step
             made = dataclasses.replace(made, steps=tuple(steps))
             targets = {t + 1 if t >= value else t for t in targets}
             position += 2

@@ -165,6 +165,22 @@ def test_a_layout_lost_by_index_copy_(monkeypatch) -> None:
     judged(program, transposed, monkeypatch, known_faults.FAULTS["index_copy_layout"])
 
 
+def test_a_layout_lost_by_index_copy_seen_through_an_op_inductor_compiles(monkeypatch) -> None:
+    """``x.index_copy_(...)``, then the pure-PyTorch mrope op on ``x``
+    permuted: its result takes the contiguous layout of functionalization's
+    ``index_copy``, as found by ``pytest -k rope``."""
+    where = next(s for s in builtin_specs() if s.name == "apply_interleaved_rope_where")
+    permuted = Case(
+        {"b": Buffer((3, 8, 11), torch.float32)},
+        {"x": View("b", (("permute", (0, 2, 1)),)), "mrope_section": [1, 1, 2]},
+    )
+    program = _program(
+        Step("index_copy_", (0,), (0, (1,), (0,))), Step("op", (), (), 1), returns=(1,)
+    )
+    with where.installed():
+        judged(program, permuted, monkeypatch, known_faults.FAULTS["index_copy_layout"], spec=where)
+
+
 def test_a_copy_taken_before_a_catalog_op_mutates_its_source(monkeypatch) -> None:
     """``weight.copy_(input[0])``, then fused_add_rms_norm writes ``input``."""
     norm = next(s for s in builtin_specs() if s.name == "fused_add_rms_norm")
