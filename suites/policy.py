@@ -41,7 +41,7 @@ PROFILE_MODES: dict[str, Sequence[str] | str] = {
 # and the upstream layouts they pass); more at night, in every Mode.
 PROFILE_CHECK_EXAMPLES: dict[str, dict[str, int]] = {
     "dev": {"programs": 2, "compiled_backward": 2},
-    "ci": {"programs": 4, "compiled_backward": 4},
+    "ci": {"programs": 2, "compiled_backward": 2},
     "nightly": {"programs": 200, "compiled_backward": 100},
 }
 # The checks that compile every example on its own: a budget of compiles is
