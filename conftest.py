@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from suites.policy import ModesError, register_profiles, runs_known_fault_scripts, selected_modes
+from suites.policy import ModesError, current, register_profiles, selected_modes
 
 pytest_plugins = ["reports.plugin"]
 
@@ -238,8 +238,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     tests), and no run shows a check that applies to none of its specs as a
     skipped test."""
     own = config.getoption("--specs") or config.getoption("--specs-from")
-    scripts = runs_known_fault_scripts() and not own
-    deployed = runs_known_fault_scripts(deployed=True) and not own
+    scripts = current().known_fault_scripts and not own
+    deployed = current().deployed_fault_scripts and not own
     kept, dropped = [], []
     for item in items:
         empty = any(

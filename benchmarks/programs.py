@@ -72,11 +72,16 @@ def explore(
     bugs: dict[str, Bug] = {}
     tally = Tally()
     rounds = 0
+    # A round is clean when nothing in it was left unexplained: every
+    # failure matched a known fault, and the suite itself never failed.
+    clean = 0
     while time.monotonic() < deadline:
         rounds += 1
+        unexplained = cut = False
         for spec in specs:
             for mode in modes:
                 if time.monotonic() >= deadline:
+                    cut = True
                     break
 
                 def seen(finding: Finding, case: str, spec=spec) -> None:
@@ -102,6 +107,7 @@ def explore(
                 except Unavailable:
                     continue
                 except CheckFailure as failure:
+                    unexplained = True
                     for one in failure.failures:
                         program = one.cases[one.index].program
                         key = bug_key(one.findings, _mode(mode), program)
@@ -115,12 +121,23 @@ def explore(
                                 program.source(),
                             )
                 except Exception as error:  # the suite's own failure: counted, not fatal
+                    unexplained = True
                     key = f"suite error/{mode}/{type(error).__name__}"
                     if key not in bugs:
                         minute = (time.monotonic() - start) / 60
                         bugs[key] = Bug(key, spec.name, minute, "suite error", str(error)[:300])
+        if cut and not unexplained:  # a round the deadline cut off clean is no round
+            rounds -= 1
+        else:
+            clean += not unexplained
     elapsed = time.monotonic() - start
-    return {"programs": tally.cases, "seconds": elapsed, "bugs": list(bugs.values())}
+    return {
+        "programs": tally.cases,
+        "seconds": elapsed,
+        "rounds": rounds,
+        "clean": clean,
+        "bugs": list(bugs.values()),
+    }
 
 
 def _mode(name: str):
@@ -138,7 +155,9 @@ def table(result: dict, modes: list[str], specs: int) -> str:
         f"{result['programs']} programs judged (shrinking included), "
         f"{result['programs'] / result['seconds']:.2f} programs/s; "
         f"{len(bugs)} distinct bugs, {len(bugs) / hours:.1f} per hour "
-        f"({sum(b.known == 'new' for b in bugs)} not explained by a known fault).",
+        f"({sum(b.known == 'new' for b in bugs)} not explained by a known fault); "
+        f"{result['clean']} of {result['rounds']} rounds over every spec clean "
+        f"(each failure explained by a known fault).",
         "",
         "| first seen (min) | spec | distinct bug | known? | repro |",
         "| --- | --- | --- | --- | --- |",

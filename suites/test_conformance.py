@@ -28,7 +28,7 @@ from oracles.runner.replay import Replay, ReproOptions
 from oracles.strategies.programs import program_cases
 from reports.crashes import running_file
 from suites.catalog import fault_modes
-from suites.policy import batch_size, check_examples, program_backward
+from suites.policy import batch_size, check_examples, current
 
 
 def _run(
@@ -98,7 +98,7 @@ def _run(
 def _as_the_profile_runs(check: str) -> str | Check:
     """The check, as the profile runs it: its generated programs end with no
     backward where the profile says so."""
-    if check != "programs" or program_backward():
+    if check != "programs" or current().program_backward:
         return check
     return dataclasses.replace(
         CHECKS[check], cases=functools.partial(program_cases, backward=False)

@@ -8,6 +8,7 @@ import json
 
 import pytest
 import torch
+from hypothesis import settings
 
 from oracles.checks import CHECKS
 from oracles.core.case import Case
@@ -18,7 +19,7 @@ from oracles.modes.compiled import COMPILED
 from oracles.triage.engine import UPSTREAM, Situation
 from oracles.triage.faults import FAULTS, KNOWN_FAULTS, FaultEntryError, _fault
 from oracles.triage.switches import SWITCHES, together
-from suites.policy import selected_modes
+from suites.policy import PROFILES, current, selected_modes
 
 
 def test_every_check_is_found_in_order_and_names_registered_verdicts():
@@ -57,6 +58,29 @@ def test_program_views_are_the_cases_views_made_and_written_one_way():
 
 def test_all_selects_every_compiled_mode():
     assert selected_modes("all") == list(COMPILED)
+
+
+def test_each_profile_is_one_object_hypothesis_loads_by_its_name():
+    for name, profile in PROFILES.items():
+        assert profile.name == name
+        assert settings.get_profile(name).max_examples == profile.max_examples
+        modes = profile.modes
+        assert modes == "all" or set(modes) <= set(COMPILED), name
+    gate, nightly = PROFILES["ci"], PROFILES["nightly"]
+    assert gate.modes == ("inductor",) and nightly.modes == "all"
+    assert not gate.known_fault_scripts and nightly.known_fault_scripts
+    assert gate.compiled_batches < nightly.compiled_batches
+
+
+def test_a_profile_of_the_users_own_runs_every_mode_with_its_examples():
+    settings.register_profile("users_own", max_examples=7)
+    try:
+        settings.load_profile("users_own")
+        assert current().modes == "all" and current().max_examples == 7
+        assert selected_modes(None) == list(COMPILED)
+    finally:
+        settings.load_profile("dev")
+    assert current() is PROFILES["dev"]
 
 
 def test_known_faults_are_data_checked_as_they_load():
