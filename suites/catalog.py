@@ -4,7 +4,7 @@ A family is a package under ``families/``; its ``specs`` module holds the
 catalog's Specs and its ``zoo`` module, if any, its known-bad ones, and in
 ``FAULT_MODES`` any injected compiler faults: compiled Modes a run uses only
 when it names them (``--modes=<name>``), never in a profile;
-``kernels.compiler_faults`` holds those in the shapes of the known faults.
+``suites.compiler_zoo`` holds those in the shapes of the known faults.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ def builtin_specs() -> list[Spec]:
 
 def fault_modes() -> dict[str, Compiled]:
     """Every injected compiler fault, the families' and the compiler zoo's
-    (``kernels.compiler_faults``), by name."""
-    from kernels import compiler_faults
+    (``suites.compiler_zoo``), by name."""
+    from suites import compiler_zoo
 
-    modules = [compiler_faults, *family_modules("zoo")]
+    modules = [compiler_zoo, *family_modules("zoo")]
     return {mode.name: mode for m in modules for mode in getattr(m, "FAULT_MODES", ())}

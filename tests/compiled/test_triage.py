@@ -13,7 +13,6 @@ import torch
 from hypothesis import strategies as st
 
 from families.mrope.faults import SHIFTED_SLICE_SCATTER
-from kernels.compiler_faults import FAULT_MODES
 from oracles.checks import programs
 from oracles.checks.programs import check_programs
 from oracles.core.case import Buffer, Case, View
@@ -24,6 +23,7 @@ from oracles.modes.compiled import COMPILED
 from oracles.triage import predictions
 from oracles.triage.faults import FAULTS
 from suites.catalog import builtin_specs
+from suites.compiler_zoo import FAULT_MODES
 from tests.compiled.test_programs import (
     COPIED,
     CORRECT_CASE,
