@@ -80,7 +80,9 @@ class NegatedCopy(InjectedFault):
         views = (aten.select.int, aten.slice.Tensor, aten.view.default)
         for node in calls(graph, aten.copy.default) + calls(graph, aten.copy_.default):
             destination, source = node.args[:2]
-            if source.target not in views or source.args[0] is destination:
+            if not isinstance(source, torch.fx.Node) or source.target not in views:
+                continue
+            if source.args[0] is destination:
                 continue
             with graph.inserting_before(node):
                 negated = graph.call_function(aten.neg.default, (source,))

@@ -61,7 +61,7 @@ class Profile:
         """Its settings, as Hypothesis registers them."""
         # Generating a Case can be slow while compiles load both cores: that
         # is the machine, not the strategy, so the slowness check is off.
-        database = self.database and DirectoryBasedExampleDatabase(self.database)
+        database = DirectoryBasedExampleDatabase(self.database) if self.database else None
         return settings(
             deadline=None,
             suppress_health_check=[HealthCheck.too_slow],

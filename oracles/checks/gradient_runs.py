@@ -17,7 +17,6 @@ from oracles.core.gradients import Backward, backward, copies, differentiated
 from oracles.core.signature import bind, signature_of
 from oracles.core.spec import Spec
 from oracles.core.verdicts import AUTOGRAD, CRASH
-from oracles.modes.cache import compiled_programs
 from oracles.modes.compiled import Compiled
 from oracles.modes.compiled_program import CompiledProgram
 from oracles.modes.programs import around
@@ -104,7 +103,7 @@ def compiled_backward(
         return backward_program
 
     key = (spec.name, spec.op, "backward", function, signature, sizes)
-    program = compiled_programs().get(key, spec.overload, make, mode)
+    program = mode.program(key, spec.overload, make)
     assert isinstance(program, CompiledProgram), "the backward checks run no deployment"
     evidence, saved = [], []
 

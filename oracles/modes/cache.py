@@ -16,14 +16,12 @@ import tempfile
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 import torch
 
-if TYPE_CHECKING:
-    from oracles.modes.compiled import Compiled
-    from oracles.modes.compiled_program import CompiledProgram
-    from oracles.modes.deployed_program import DeployedProgram
+# A compiled program, of whichever class its Mode chose.
+Program = TypeVar("Program")
 
 
 def fingerprint(op: torch._ops.OpOverload | None) -> str:
@@ -69,46 +67,38 @@ def filled(cell: types.CellType) -> bool:
 
 
 class CompiledPrograms:
-    """Every CompiledProgram of a run, one per key and fake."""
+    """Every compiled program of a run, one per key and fake; what kind of
+    program a key gets is its Mode's choice (``Compiled.program``)."""
 
     def __init__(self, cache_root: Path):
         self.cache_root = cache_root
-        self._programs: dict[tuple, CompiledProgram | DeployedProgram] = {}
-        self.signatures = 0  # compiled programs made, fresh ones included
-        self.compiled = 0  # their compiles: Dynamo graphs handed to a backend
+        self._programs: dict[tuple, Any] = {}
+        self.programs = 0  # compiled programs made, fresh ones included
+        self.compiles = 0  # their compiles: graphs handed to a backend, or exports
 
     def get(
         self,
         key: tuple,
         op: torch._ops.OpOverload | None,
-        make: Callable[[], Callable[..., Any]],
-        mode: Compiled,
-        dynamic: bool = False,
+        build: Callable[[Path, Callable[[], None]], Program],
         fresh: bool = False,
-    ) -> CompiledProgram | DeployedProgram:
-        """The program of ``key``; ``fresh``: a new one that compiles from
-        scratch (still through the disk cache) and is not kept."""
-        # torch's compiler loads when a run first compiles, not when it starts.
-        from oracles.modes.compiled_program import CompiledProgram
-        from oracles.modes.deployed_program import DeployedProgram
-
-        key = (*key, dynamic, mode, fingerprint(op))
+    ) -> Program:
+        """The program of ``key``, built by ``build`` (from its Inductor cache
+        folder and what to tell of each compile) where none is kept;
+        ``fresh``: a new one that compiles from scratch (still through the
+        disk cache) and is not kept."""
+        key = (*key, fingerprint(op))
         program = None if fresh else self._programs.get(key)
         if program is None:
             cache_dir = self.cache_root / f"torch-{torch.__version__}" / key[-1]
-            kind = DeployedProgram if mode.deploy else CompiledProgram
-            program = kind(make(), op, cache_dir, mode, dynamic, self._count_compile)
-            self.signatures += 1
+            program = build(cache_dir, self._count_compile)
+            self.programs += 1
             if not fresh:
                 self._programs[key] = program
         return program
 
-    @property
-    def compiles(self) -> int:
-        return sum(program.compiles for program in self._programs.values())
-
     def _count_compile(self) -> None:
-        self.compiled += 1
+        self.compiles += 1
 
 
 _programs = CompiledPrograms(Path(tempfile.gettempdir()) / "conformance-inductor-cache")
@@ -122,7 +112,7 @@ def compiled_programs() -> CompiledPrograms:
 def spent() -> tuple[int, int]:
     """What this process has compiled so far: (compiles, compiled programs),
     fresh ones included (since the cache root last changed)."""
-    return _programs.compiled, _programs.signatures
+    return _programs.compiles, _programs.programs
 
 
 def use_cache_root(root: Path) -> None:

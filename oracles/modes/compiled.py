@@ -7,11 +7,10 @@ Adding a compiled Mode is adding one ``Compiled`` to ``COMPILED``.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections.abc import Callable
-from contextlib import AbstractContextManager
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import torch
 import torch._inductor.config as inductor_config
@@ -23,38 +22,25 @@ from oracles.core.signature import bind, signature_of
 from oracles.core.spec import Spec
 from oracles.modes import deployment, triton_cpu
 from oracles.modes.cache import compiled_programs
+from oracles.modes.compile_settings import CompileSettings
 from oracles.modes.mode import OP_ALONE, Mode, Run, observe, snapshot
 from oracles.modes.programs import around
 
+if TYPE_CHECKING:
+    from oracles.modes.compiled_program import CompiledProgram
+    from oracles.modes.deployed_program import DeployedProgram
 
-def _no_settings() -> AbstractContextManager[None]:
-    return contextlib.nullcontext()
+    ModeProgram = CompiledProgram | DeployedProgram
 
 
 @dataclasses.dataclass(frozen=True)
-class Compiled(Mode):
+class Compiled(CompileSettings, Mode):
     """The program compiled by one Dynamo backend under one Inductor config patch.
 
     Alone, a Case compiles statically: one compile per Signature and sizes.
     In a ``batch``, one compile serves every Case of the batch, symbolic only
     in what varies across it.
     """
-
-    name: str
-    what: str  # what the Mode is, in words, for stage Findings and the README
-    backend: str = "inductor"
-    config: tuple[tuple[str, Any], ...] = ()  # torch._inductor.config patch
-    stage: int = 3  # order in the compiler stack: Dynamo 0, AOTAutograd 1-2, Inductor 3
-    settings: Callable[[], AbstractContextManager[None]] = _no_settings  # process state it needs
-    requires: Callable[[], str | None] = lambda: None  # why it cannot run here
-    only_inexact: bool = False  # only for specs with bit_exact=False
-    autograd_cache: bool = False  # AOTAutograd's cache on (as torch ships it)
-    script_setup: str = ""  # what a repro script runs for ``settings``
-    # "export" or "aoti": deployed through torch.export (and AOTInductor)
-    # instead of torch.compile (``oracles.modes.deployed_program``)
-    deploy: str = ""
-    # exported strictly: traced by Dynamo, not by running the program on fakes
-    strict: bool = False
 
     @property
     def batch_program(self) -> str:
@@ -75,6 +61,27 @@ class Compiled(Mode):
                 f"spec {spec.name!r} is bit-exact (bit_exact=True): inductor covers it"
             )
         return self.requires()
+
+    def program(
+        self,
+        key: tuple,
+        op: torch._ops.OpOverload | None,
+        make: Callable[[], Callable[..., Any]],
+        dynamic: bool = False,
+        fresh: bool = False,
+    ) -> ModeProgram:
+        """The program ``make`` makes, compiled in this Mode (deployed, for a
+        deployment Mode), kept under ``key`` unless ``fresh``."""
+        # torch's compiler loads when a run first compiles, not when it starts.
+        from oracles.modes.compiled_program import CompiledProgram
+        from oracles.modes.deployed_program import DeployedProgram
+
+        kind = DeployedProgram if self.deploy else CompiledProgram
+
+        def build(cache_dir: Path, on_compile: Callable[[], None]) -> ModeProgram:
+            return kind(make(), op, cache_dir, self, dynamic, on_compile)
+
+        return compiled_programs().get((*key, dynamic, self), op, build, fresh)
 
     def run(self, spec: Spec, case: Case, how: Run = OP_ALONE) -> Observation:
         """The op (or the Case's program) compiled in this Mode, the Case's
@@ -104,7 +111,7 @@ class Compiled(Mode):
             return compiled_program
 
         key = (spec.name, spec.op, function, signature, specialized)
-        compiled = compiled_programs().get(key, spec.overload, make, self, dynamic, how.fresh)
+        compiled = self.program(key, spec.overload, make, dynamic, how.fresh)
         buffers = case.allocate()
         before = snapshot(buffers)
         if batch is not None:

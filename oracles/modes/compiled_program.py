@@ -22,54 +22,18 @@ import types
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 from torch._dynamo.backends.registry import lookup_backend
 from torch._inductor.compile_fx import compile_fx, compile_fx_inner
 from torch.utils._python_dispatch import TorchDispatchMode
 
-if TYPE_CHECKING:
-    from oracles.modes.compiled import Compiled
-
-
-# The settings every compiled run patches, as (config module, key, value); a
-# Mode's own patch of Inductor's config comes on top, and repro scripts set
-# the same. size_asserts turns a wrong fake into an error rather than wrong
-# values (unless the Mode turns it off). AOTAutograd's cache is off unless the
-# Mode keeps it (``Compiled.autograd_cache``): it can serve a graph that an
-# earlier compile specialized, so a verdict would depend on what ran before.
-# torch raises on an undeclared output alias of a custom op only where the CI
-# variable is set: the verdict must not depend on that, and the schema check
-# reports it. Duck sizing would guard on equal sizes. Dynamo fails loudly at
-# 16 recompiles of one program instead of falling back to eager; every program
-# has its own code object, so the process-wide total is left to grow with the
-# number of programs.
-INDUCTOR_CONFIG = "torch._inductor.config"
-FUNCTORCH_CONFIG = "torch._functorch.config"
-RECOMPILE_LIMIT = 16
-COMPILE_SETTINGS: tuple[tuple[str, str, Any], ...] = (
-    (INDUCTOR_CONFIG, "size_asserts", True),
-    (FUNCTORCH_CONFIG, "error_on_custom_op_aliasing", False),
-    ("torch.fx.experimental._config", "use_duck_shape", False),
-    ("torch._dynamo.config", "recompile_limit", RECOMPILE_LIMIT),
-    ("torch._dynamo.config", "accumulated_recompile_limit", 1_000_000),
-    ("torch._dynamo.config", "fail_on_recompile_limit_hit", True),
-)
-
-
-def settings_of(mode: Compiled) -> dict[str, dict[str, Any]]:
-    """What a compiled run of ``mode`` patches, by config module."""
-    patches: dict[str, dict[str, Any]] = {}
-    for module, key, value in COMPILE_SETTINGS:
-        patches.setdefault(module, {})[key] = value
-    patches[INDUCTOR_CONFIG].update(mode.config)
-    patches[FUNCTORCH_CONFIG]["enable_autograd_cache"] = mode.autograd_cache
-    return patches
+from oracles.modes.compile_settings import CompileSettings, settings_of
 
 
 @contextmanager
-def compiling_under(mode: Compiled, cache_dir: Path) -> Iterator[None]:
+def compiling_under(mode: CompileSettings, cache_dir: Path) -> Iterator[None]:
     """What a compiled run of ``mode`` runs under: its settings and config
     patches, and Inductor's caches under ``cache_dir``."""
     previous = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
@@ -166,7 +130,7 @@ class TracedProgram:
         program: Callable[..., Any],
         op: torch._ops.OpOverload | None,
         cache_dir: Path,
-        mode: Compiled,
+        mode: CompileSettings,
         dynamic: bool = False,
         on_compile: Callable[[], None] = lambda: None,
     ):

@@ -25,8 +25,8 @@ from oracles.core.program import Program
 from oracles.core.signature import batch_signature, signature_of
 from oracles.core.spec import Spec, SpecError
 from oracles.modes import scale_op
+from oracles.modes.compile_settings import settings_of
 from oracles.modes.compiled import COMPILED, INDUCTOR, Compiled
-from oracles.modes.compiled_program import settings_of
 from oracles.repro.cases import ALLOCATE, arguments_function, cases_table
 from oracles.repro.inliner import Inliner, join
 from oracles.repro.loading import fake_registration, op_loading
@@ -250,7 +250,7 @@ def render_repro(
 
 
 def compile_settings(mode: Compiled) -> str:
-    """The suite's compile settings (``oracles.modes.compiled_program.COMPILE_SETTINGS``)
+    """The suite's compile settings (``oracles.modes.compile_settings.COMPILE_SETTINGS``)
     with what the Mode changes, as a script sets them."""
     patches = settings_of(mode)
     lines = [

@@ -18,19 +18,10 @@ def _module(path: Path) -> str:
 
 
 def _imports(path: Path, modules: set[str]) -> set[str]:
-    """The modules of ``modules`` that the file imports (lazily too, but not
-    for type checking alone)."""
-    tree = ast.parse(path.read_text())
-    checking = {
-        id(node)
-        for top in ast.walk(tree)
-        if isinstance(top, ast.If) and "TYPE_CHECKING" in ast.unparse(top.test)
-        for node in ast.walk(top)
-    }
+    """The modules of ``modules`` that the file imports: lazily, and for
+    type checking alone, too (a cycle of types is a cycle of the design)."""
     found = set()
-    for node in ast.walk(tree):
-        if id(node) in checking:
-            continue
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
