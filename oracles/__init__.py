@@ -6,15 +6,19 @@
   generated programs, and what makes a program legal;
 - ``modes``: the Modes a Case runs in and the compiled programs they key;
 - ``comparisons``: pure comparisons of runs, returning Findings;
-- ``checks``: one module per check, each with its judge, its failure report
-  and its repro script driver;
 - ``triage``: known compiler faults and the stage at fault;
+- ``judging``: what the checks share: Check, the differential and gradient
+  runs, their Verdicts and repro script drivers;
+- ``checks``: one module per check, each defining its ``CHECK``;
 - ``runner``: the Hypothesis property, replays, spec loading;
 - ``repro``: standalone repro scripts;
-- ``lint``: the registry lint.
+- ``lint``: the registry lint;
+- ``recording``: recorded calls of a namespace's ops, and the Specs and
+  Cases made from them.
 
 The modules at this level are the public surface a spec file imports:
 ``oracles.case``, ``oracles.spec``, ``oracles.layouts``, ``oracles.rows``,
-``oracles.reference``, ``oracles.domain``, ``oracles.properties`` and
-``oracles.registry``: re-exports that keep their names whatever moves.
+``oracles.reference``, ``oracles.domain``, ``oracles.properties``,
+``oracles.registry`` and ``oracles.recorded``: re-exports that keep their
+names whatever moves.
 """

@@ -1,9 +1,18 @@
 """The checks, one module each: a module that defines ``CHECK`` is a check.
 
-Each ``CHECK`` (``oracles.checks.check.Check``) carries its judge, the Modes
+Each ``CHECK`` (``oracles.judging.check.Check``) carries its judge, the Modes
 it runs in, the Verdicts it may give, how its failure report is finished and
 its repro script driver; the gate makes one test of every spec, check and
-Mode from ``CHECKS``. Adding a check is adding its module.
+Mode from ``CHECKS``. Adding a check is adding its module; what checks
+share lives in ``oracles.judging``, and no check imports another.
+
+In the order a run takes them: ``reference`` (eager against the float64
+reference), ``backward`` (eager gradients against float64's), ``fake``
+(the fake against the kernel), ``schema`` (aliasing and writes against the
+schema), ``compiled`` (the program eagerly and compiled),
+``compiled_backward`` (its gradients compiled), ``programs`` (generated
+programs around the op), ``domain_edges`` (just outside the declared
+domain, never blocking).
 """
 
 from __future__ import annotations
@@ -12,7 +21,7 @@ import dataclasses
 import importlib
 import pkgutil
 
-from oracles.checks.check import Check, sorted_checks
+from oracles.judging.check import Check, sorted_checks
 
 
 def _discovered() -> dict[str, Check]:

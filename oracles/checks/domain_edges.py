@@ -4,13 +4,13 @@ kernel's promise."""
 
 from __future__ import annotations
 
-from oracles.checks.check import Check, of_case
-from oracles.checks.common import against_reference
 from oracles.core.case import Case
 from oracles.core.domain import edge_cases
 from oracles.core.findings import Finding, error_text
 from oracles.core.spec import Spec
 from oracles.core.verdicts import DOMAIN_EDGE
+from oracles.judging.check import Check, of_case
+from oracles.judging.common_findings import against_reference
 from oracles.modes.eager import EAGER
 
 

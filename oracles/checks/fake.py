@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import torch
 
-from oracles.checks.check import Check, of_case
-from oracles.checks.common import crash, missing_fake, no_fake
-from oracles.checks.script import FAKE_IMPORT, REPORT, RUN_FAKE, Script, op_main
 from oracles.comparisons.outputs import aliasing, metadata, output_label, structure
 from oracles.core.case import Case
 from oracles.core.findings import Finding, error_text
 from oracles.core.schema import python_fake, structure_problem
 from oracles.core.spec import Spec
 from oracles.core.verdicts import ALIASING, CRASH, FAKE, METADATA, OUTPUTS, SIZE_1_STRIDES
+from oracles.judging.check import Check, of_case
+from oracles.judging.common_findings import crash, missing_fake, no_fake
+from oracles.judging.script_drivers import FAKE_IMPORT, REPORT, RUN_FAKE, Script, op_main
 from oracles.modes.eager import EAGER
 from oracles.modes.fake import FAKE as FAKE_MODE
 from oracles.modes.fake import fake_result

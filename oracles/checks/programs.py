@@ -10,11 +10,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from oracles.checks.check import Check
-from oracles.checks.compiled import SCRIPT
-from oracles.checks.compiled_backward import judged_backward
-from oracles.checks.differential import GIVEN, compare_compiled, evidence
-from oracles.checks.gradient_runs import compiled_backward, eager_backward
 from oracles.core.case import Case
 from oracles.core.findings import ConformanceFailure, Finding, error_text
 from oracles.core.program import Program
@@ -27,6 +22,11 @@ from oracles.core.verdicts import (
     PROGRAM,
     VALUES,
 )
+from oracles.judging.check import Check
+from oracles.judging.differential import GIVEN, compare_compiled, evidence
+from oracles.judging.differential_script import DIFFERENTIAL_SCRIPT
+from oracles.judging.gradient_runs import compiled_backward, eager_backward
+from oracles.judging.gradient_verdicts import judged_backward
 from oracles.modes.compiled import COMPILED as COMPILED_MODES
 from oracles.modes.compiled import INDUCTOR, Compiled
 from oracles.modes.mode import Mode
@@ -180,6 +180,6 @@ CHECK = Check(
     finish=_cut_down,
     cases=program_cases,
     # A drawn program's script is the compiled check's, around that program.
-    script=SCRIPT,
+    script=DIFFERENTIAL_SCRIPT,
     script_check=_script_check,
 )

@@ -5,24 +5,12 @@ from __future__ import annotations
 
 import string
 
-from oracles.checks.check import Check, of_case
-from oracles.checks.common import against_reference, crash
-from oracles.checks.script import Script, budget, op_main
 from oracles.comparisons.values import within_ulps
-from oracles.core.case import Case
-from oracles.core.findings import Finding
 from oracles.core.spec import Spec
 from oracles.core.verdicts import CRASH, OUTPUTS, VALUES
-from oracles.modes.eager import EAGER
-
-
-def check_reference(spec: Spec, case: Case) -> list[Finding]:
-    """Eager results lie within the spec's ULP budget of its float64 reference."""
-    eager = EAGER.run(spec, case)
-    if eager.error is not None:
-        return crash(spec, eager)
-    return against_reference(spec, case, eager)
-
+from oracles.judging.check import Check, of_case
+from oracles.judging.common_findings import check_reference
+from oracles.judging.script_drivers import Script, budget, op_main
 
 _REFERENCE = """\
     expectation = $reference(**arguments(*before.values(), *case["sizes"]))

@@ -9,15 +9,15 @@ from collections.abc import Iterable
 
 import torch
 
-from oracles.checks.check import Check, of_case
-from oracles.checks.common import crash
-from oracles.checks.script import FAKE_IMPORT, REPORT, RUN_FAKE, Script, budget, op_main
 from oracles.comparisons.outputs import ALIAS_ADVICE, aliases, schema_aliasing
 from oracles.comparisons.writes import buffer_writes, writes
 from oracles.core.case import Case, View
 from oracles.core.findings import ConformanceFailure, Finding
 from oracles.core.spec import Spec
 from oracles.core.verdicts import CRASH, SCHEMA, WRITES
+from oracles.judging.check import Check, of_case
+from oracles.judging.common_findings import crash
+from oracles.judging.script_drivers import FAKE_IMPORT, REPORT, RUN_FAKE, Script, budget, op_main
 from oracles.modes.eager import EAGER
 from oracles.modes.fake import FAKE
 from oracles.modes.mode import Mode

@@ -3,6 +3,7 @@ return Findings, each named by its Verdict and saying what it saw in words a
 kernel engineer can act on.
 
 ``values`` (bit for bit, ULP budgets), ``outputs`` (structure, metadata,
-aliasing), ``writes`` (what the op wrote) and ``expected`` (the float64
-expectation of a whole program).
+aliasing), ``writes`` (what the op wrote), ``expected`` (the float64
+expectation of a whole program) and ``saved`` (the tensors a compiled
+forward saved against the layouts its backward was compiled for).
 """

@@ -328,12 +328,6 @@ def _fake_or_schema(problem: Finding) -> Finding:
     )
 
 
-def _restated(problem: Finding, found: Sequence[Finding]) -> bool:
-    """``problem`` says again, on a spec's Case, what ``found`` said already."""
-    said = [p.message for p in found if p.verdict == problem.verdict]
-    return any(problem.message.startswith(message) for message in said)
-
-
 def qualified_name(op: torch._ops.OpOverload) -> str:
     """``namespace::name`` (``.overload`` where it is not the default)."""
     overload = op._schema.overload_name

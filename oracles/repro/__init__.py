@@ -20,5 +20,5 @@ The modules: ``values`` (values as Python), ``source`` (the text of
 functions and classes), ``inliner`` (copying them with their helpers),
 ``loading`` (the op and its fake), ``cases`` (the Case's buffers and views)
 and ``script`` (the whole script). What each check's script runs is the
-check's own driver (``oracles.checks.script``).
+check's own driver (``oracles.judging.script_drivers``).
 """

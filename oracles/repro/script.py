@@ -1,7 +1,7 @@
 """The whole script: its header, the copied code, the Case, and main.
 
 What the script runs is the failing check's own driver (``Check.script``,
-``oracles.checks.script.Script``); this module writes what every script has.
+``oracles.judging.script_drivers.Script``); this module writes what every script has.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from pathlib import Path
 import torch
 
 from oracles.checks import CHECKS
-from oracles.checks.check import Check
-from oracles.checks.script import COMMON, RESERVED, Script
 from oracles.core.calls import call_op
 from oracles.core.case import Case
 from oracles.core.program import Program
 from oracles.core.signature import batch_signature, signature_of
 from oracles.core.spec import Spec, SpecError
+from oracles.judging.check import Check
+from oracles.judging.script_drivers import COMMON, RESERVED, Script
 from oracles.modes import scale_op
 from oracles.modes.compile_settings import settings_of
 from oracles.modes.compiled import COMPILED, INDUCTOR, Compiled
@@ -112,7 +112,7 @@ def render_repro(
             raise
         spec.prepare()
     batch = None
-    if script.compiles and batched and len(cases) > 1:
+    if script.runs_compiled and batched and len(cases) > 1:
         batch = batch_signature(cases)
         run = list(cases[: index + 1])
     else:
@@ -130,7 +130,7 @@ def render_repro(
     loaded = op_loading(spec, inliner, script.differentiates)
     loading, op_expression = loaded.lines, loaded.expression
     program = None
-    if script.compiles:
+    if script.runs_compiled:
         program = (
             _copy_program(inliner, case.program)
             if case.program is not None
@@ -158,7 +158,7 @@ def render_repro(
         sizes = [batch.sizes(c) for c in run]
         size_names = [f"s{i}" for i in range(len(batch.dynamic))]
         static_dims = [(name, dim) for name, dim, _ in batch.static_dims]
-    elif script.compiles and dynamic:
+    elif script.runs_compiled and dynamic:
         # Outside a batch the suite passes every size of the Case's views as an
         # input (``Compiled.run``): compiled with dynamic shapes they are
         # symbolic, which changes the code Inductor generates (static, they are
@@ -179,7 +179,7 @@ def render_repro(
         taken.add(program)
     parameters = {name: identifier(name, taken, "buffer") for name in buffer_names}
 
-    words = check.title(mode) if script.compiles else check.name
+    words = check.title(mode) if script.runs_compiled else check.name
     out = [
         _header(spec, words, script, cases, index, batch is not None, mode)
         + "\n\n"
@@ -195,7 +195,7 @@ def render_repro(
         )
     if loading:
         out.append("\n".join(loading) + "\n")
-    if script.compiles:
+    if script.runs_compiled:
         out.append(compile_settings(mode))
     out.append(
         "# --- The suite's comparisons and Findings, copied from its source ---\n\n\n" + suite
@@ -216,7 +216,7 @@ def render_repro(
     own = script.constants(spec, case)
     if own:
         out.append("".join(f"{name} = {literal(value)}  # {why}\n" for name, value, why in own))
-    if script.compiles:
+    if script.runs_compiled:
         params = ", ".join([parameters[n] for n in buffer_names] + size_names)
         buffers = ", ".join(parameters[n] for n in buffer_names)
         out.append(

@@ -22,7 +22,6 @@ from families.rope import backward_zoo
 from oracles.checks import CHECKS
 from oracles.checks.backward import check_backward
 from oracles.checks.compiled_backward import check_compiled_backward
-from oracles.checks.gradient_runs import compiled_backward, eager_backward
 from oracles.checks.programs import BACKWARD, bug_key, check_programs
 from oracles.comparisons.expected import gradient_expectation
 from oracles.comparisons.values import within_ulps
@@ -42,6 +41,7 @@ from oracles.core.verdicts import (
     VALUES,
 )
 from oracles.core.verdicts import COMPILED as COMPILED_VERDICT
+from oracles.judging.gradient_runs import compiled_backward, eager_backward
 from oracles.modes import compiled_program
 from oracles.modes.compiled import COMPILED, INDUCTOR
 from oracles.modes.programs import around

@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 
-import hypothesis.internal.conjecture.engine as hypothesis_engine
 import pytest
 import torch
-from hypothesis import strategies as st
 from torch._subclasses.fake_tensor import UnsupportedOperatorException
 
 from families.rope.cases import fused_qkv_seed_case, rope_cases
-from oracles.checks.common import no_fake
 from oracles.checks.compiled import check_compiled
-from oracles.core.case import Buffer, Case, View
-from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
-from oracles.core.reference import Expectation, exact
-from oracles.core.spec import Spec
-from oracles.runner.property import _distinct, _failure_class, _once, run_property
+from oracles.core.findings import CheckFailure
+from oracles.judging.common_findings import no_fake
+from oracles.runner.property import run_property
 from tests.zoo_helpers import CI, failure, needs_kernels, passes, zoo_spec
 
 pytestmark = needs_kernels
@@ -166,53 +161,3 @@ def test_a_bug_seen_where_less_of_it_shows_is_reported_once():
     [failure] = info.value.failures
     assert {f.verdict for f in failure.findings} == {"aliasing", "metadata"}
     assert "distinct failures" not in str(info.value)
-
-
-def test_a_failure_is_dropped_only_for_one_that_shows_all_it_shows():
-    def found(*shapes: str) -> ConformanceFailure:
-        return _failure_class(frozenset(shapes))("fake", "op", "a Case", [])
-
-    less, more, other = found("[a] x"), found("[a] x", "[b] y"), found("[c] z")
-    later = found("[b] y")
-    assert _distinct([less, more, other], [later]) == [more, other]
-    assert more.partial == [less, later] and other.partial == []
-    assert _distinct([other, more]) == [other, more]
-
-
-def test_failures_that_finishing_made_alike_are_listed_once():
-    def cut(size: int, verdict: str = "compiled") -> ConformanceFailure:
-        findings = [
-            Finding(verdict, f"failed on [{size}]"),
-            Finding("program", "def p(): ...", False),
-        ]
-        return _failure_class(frozenset({str(size)}))("programs", "op", "a Case", findings)
-
-    first, same, other = cut(13), cut(16), cut(13, "values")
-    assert _once([first, same, other]) == [first, other]
-
-
-def _calls_after_the_first_failure(shrink_seconds: float) -> int:
-    calls = []
-
-    def off_by_one(x):
-        calls.append(None)
-        return x + 1 if calls else x
-
-    def rows(n: int) -> Case:
-        return Case({"x": Buffer((n,), torch.float32)}, {"x": View("x")}, seed=n)
-
-    spec = Spec("off_by_one", off_by_one, st.integers(1, 10_000).map(rows), reference_copy)
-    with pytest.raises(CheckFailure):
-        run_property(spec, "reference", CI, shrink_seconds=shrink_seconds)
-    return len(calls)
-
-
-def reference_copy(x):
-    return Expectation(outputs=(exact(x),))
-
-
-def test_shrinking_stops_at_its_budget():
-    # Every shrink step of a compiled check compiles: the budget bounds the
-    # time from the first failure to the reported Case.
-    assert _calls_after_the_first_failure(0) < _calls_after_the_first_failure(60)
-    assert hypothesis_engine.MAX_SHRINKING_SECONDS == 300  # restored

@@ -86,6 +86,25 @@ def test_the_subpackages_of_oracles_import_forward_only():
     assert packages["oracles.core"] == set(), "the vocabulary imports nothing else of the suite"
 
 
+def test_no_check_imports_another_check():
+    checks = {m for m in _graph() if m.startswith("oracles.checks.")}
+    for module in sorted(checks):
+        others = _graph()[module] & (checks - {module})
+        assert not others, f"{module} imports {sorted(others)}: what checks share goes in judging"
+
+
+def test_every_module_is_on_its_packages_map():
+    """Each package's docstring names every module in it (``name``), and
+    the top package's every subpackage and public module."""
+    for package in [ORACLES, *sorted(p for p in ORACLES.iterdir() if (p / "__init__.py").exists())]:
+        text = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+        named = set(re.findall(r"``(?:oracles\.)?(\w+)", text))
+        members = {p.stem for p in package.glob("*.py") if p.stem != "__init__"}
+        members |= {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
+        missing = sorted(members - named)
+        assert not missing, f"{package.relative_to(CHECKOUT)}/__init__.py omits {missing}"
+
+
 def test_nothing_imports_conftest():
     offenders = [
         str(path.relative_to(CHECKOUT))

@@ -23,7 +23,7 @@ from oracles.modes.eager import EAGER
 from oracles.modes.mode import Mode
 
 if TYPE_CHECKING:
-    from oracles.checks.script import Script
+    from oracles.judging.script_drivers import Script
 
 
 class Judge(Protocol):

@@ -8,10 +8,11 @@ from torch._subclasses.fake_tensor import UnsupportedOperatorException
 from oracles.comparisons.outputs import output_label
 from oracles.comparisons.values import within_ulps
 from oracles.core.case import Case
-from oracles.core.findings import Finding, error_text
+from oracles.core.findings import Finding, error_chain, error_text
 from oracles.core.observation import Observation
 from oracles.core.spec import Spec
 from oracles.core.verdicts import CRASH, FAKE, OUTPUTS
+from oracles.modes.eager import EAGER
 
 
 def crash(spec: Spec, observation: Observation) -> list[Finding]:
@@ -25,6 +26,14 @@ def crash(spec: Spec, observation: Observation) -> list[Finding]:
             f"generates: {error_text(observation.error)}",
         )
     ]
+
+
+def check_reference(spec: Spec, case: Case) -> list[Finding]:
+    """Eager results lie within the spec's ULP budget of its float64 reference."""
+    eager = EAGER.run(spec, case)
+    if eager.error is not None:
+        return crash(spec, eager)
+    return against_reference(spec, case, eager)
 
 
 def against_reference(spec: Spec, case: Case, eager: Observation) -> list[Finding]:
@@ -51,20 +60,9 @@ def against_reference(spec: Spec, case: Case, eager: Observation) -> list[Findin
     return found
 
 
-def _causes(error: BaseException) -> list[BaseException]:
-    """``error`` and the errors it was raised from."""
-    chain = [error]
-    while True:
-        following = chain[-1].__cause__ or chain[-1].__context__
-        if following is None or following in chain:
-            break
-        chain.append(following)
-    return chain
-
-
 def missing_fake(spec: Spec, error: BaseException) -> bool:
     """``error`` comes of the op having no fake."""
-    if any(isinstance(e, UnsupportedOperatorException) for e in _causes(error)):
+    if any(isinstance(e, UnsupportedOperatorException) for e in error_chain(error)):
         return True
     return not spec.has_fake
 
@@ -73,7 +71,8 @@ def no_fake(spec: Spec, error: BaseException) -> Finding:
     """The Finding for ``missing_fake``: it names the op FakeTensor could not
     run, which may be another op than the spec's (one its program or its
     autograd formula calls)."""
-    unsupported = [e.func for e in _causes(error) if isinstance(e, UnsupportedOperatorException)]
+    chain = error_chain(error)
+    unsupported = [e.func for e in chain if isinstance(e, UnsupportedOperatorException)]
     op = unsupported[0] if unsupported else spec.overload
     label = spec.label if op is None or op == spec.overload else str(op)
     qualname = op._schema.name if op is not None else spec.label

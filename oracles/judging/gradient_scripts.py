@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import string
 
-from oracles.checks.gradient_runs import NO_FORMULA, formula_inside_kernel, saved_by
-from oracles.checks.script import Script
 from oracles.comparisons.expected import gradient_expectation
 from oracles.comparisons.outputs import metadata
 from oracles.comparisons.saved import saved_layouts
@@ -16,6 +14,8 @@ from oracles.comparisons.values import bit_exact, within_ulps
 from oracles.core.case import Case
 from oracles.core.gradients import backward, differentiated
 from oracles.core.spec import Spec
+from oracles.judging.gradient_runs import NO_FORMULA, formula_inside_kernel, saved_by
+from oracles.judging.script_drivers import Script
 from oracles.modes.compiled_program import keeping_saved
 
 # How both scripts run the program, eagerly or compiled, forward and backward.
@@ -174,7 +174,7 @@ EAGER_SCRIPT = Script(
     suite_code=lambda spec: [backward, formula_inside_kernel, gradient_expectation, within_ulps],
     constants=_gradient_constants,
     reference=lambda spec: True,
-    compiles=True,
+    runs_compiled=True,
     differentiates=True,
 )
 
@@ -203,6 +203,6 @@ COMPILED_SCRIPT = Script(
     constants=_gradient_constants,
     reference=lambda spec: True,  # a drawn program's gradients may be judged by the budget
     fake=True,
-    compiles=True,
+    runs_compiled=True,
     differentiates=True,
 )

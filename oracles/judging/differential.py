@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import torch
 
-from oracles.checks.common import crash, missing_fake, no_fake
 from oracles.comparisons.expected import program_expectation
 from oracles.comparisons.outputs import (
     aliasing,
@@ -35,6 +34,7 @@ from oracles.core.verdicts import (
     SIZE_1_STRIDES,
     VALUES,
 )
+from oracles.judging.common_findings import crash, missing_fake, no_fake
 from oracles.modes.compiled import AOT_EAGER, Compiled
 from oracles.modes.eager import EAGER
 from oracles.modes.mode import IN_PROGRAM, Run

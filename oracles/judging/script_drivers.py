@@ -47,7 +47,7 @@ class Script:
     - ``constants(spec, case)``: its own constants, as (name, value, comment);
     - ``reference(spec)``: whether ``main`` calls the spec's reference;
     - ``fake``: it registers the spec's fake as the run did;
-    - ``compiles``: it runs the program compiled in the failing Mode (its
+    - ``runs_compiled``: it runs the program compiled in the failing Mode (its
       compile settings, its program, a batch compiled once);
     - ``differentiates``: its program receives leaves that take gradients,
       and copies them first (so that it may write them in place).
@@ -61,7 +61,7 @@ class Script:
     constants: Callable[[Spec, Case], list[tuple[str, Any, str]]] = _no_constants
     reference: Callable[[Spec], bool] = _never
     fake: bool = False
-    compiles: bool = False
+    runs_compiled: bool = False
     differentiates: bool = False
 
 
