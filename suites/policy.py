@@ -72,40 +72,42 @@ class Profile:
         )
 
 
+# The README's plain `pytest`: a quick look, fresh draws every run.
+DEV = Profile(
+    "dev",
+    max_examples=20,
+    derandomize=False,
+    database=None,
+    modes=("inductor",),
+    compiled_batches=2,
+    check_examples={"programs": 2, "compiled_backward": 2},
+    deployed_compiles=2,
+    print_blob=False,
+)
+# The PR gate: dev's Modes and budgets (inductor alone, where a wrong fake's
+# assert shows; a few generated programs and compiled backwards), over 100
+# derandomized Cases in four compiles per spec (the zoo's compiled bugs show
+# in the first batch or two). Not yet programs that end with a backward: on
+# torch 2.11 to 2.13 one of them hits the known fault 'tile2d atomic add', a
+# compiled backward that writes out of bounds and kills its process, and no
+# triage can run in a process that died. The known faults' scripts judge
+# torch's release, not the specs, each in a process of its own: the nightly
+# and the suite's own tests run them.
+CI = dataclasses.replace(
+    DEV,
+    name="ci",
+    max_examples=100,
+    derandomize=True,
+    compiled_batches=4,
+    deployed_compiles=4,
+    print_blob=True,
+)
+
 PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
-        # The README's plain `pytest`: a quick look, fresh draws every run.
-        Profile(
-            "dev",
-            max_examples=20,
-            derandomize=False,
-            database=None,
-            modes=("inductor",),
-            compiled_batches=2,
-            check_examples={"programs": 2, "compiled_backward": 2},
-            deployed_compiles=2,
-            print_blob=False,
-        ),
-        # The PR gate: inductor alone (a wrong fake's assert shows there),
-        # four compiles per spec (the zoo's compiled bugs show in the first
-        # batch or two), a few generated programs and compiled backwards.
-        # Not yet programs that end with a backward: on torch 2.11 to 2.13
-        # one of them hits the known fault 'tile2d atomic add', a compiled
-        # backward that writes out of bounds and kills its process, and no
-        # triage can run in a process that died. The known faults' scripts
-        # judge torch's release, not the specs, each in a process of its
-        # own: the nightly and the suite's own tests run them.
-        Profile(
-            "ci",
-            max_examples=100,
-            derandomize=True,
-            database=None,
-            modes=("inductor",),
-            compiled_batches=4,
-            check_examples={"programs": 2, "compiled_backward": 2},
-            deployed_compiles=4,
-        ),
+        DEV,
+        CI,
         # The depth: every Mode (inductor_no_size_asserts, where a wrong fake
         # gives wrong values instead of an assert; inductor_triton, Inductor's
         # Triton code generation; the deployments), hundreds of compiles,
