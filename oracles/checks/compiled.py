@@ -19,8 +19,8 @@ from oracles.core.verdicts import (
     STAGE,
 )
 from oracles.judging.check import Check
-from oracles.judging.common_findings import check_reference
-from oracles.judging.differential import GIVEN, compare_compiled, evidence, out_keyword
+from oracles.judging.common_findings import check_reference, uncompilable
+from oracles.judging.differential import GIVEN, CompiledEvidence, compare_compiled, out_keyword
 from oracles.judging.differential_script import DIFFERENTIAL_SCRIPT
 from oracles.modes.compiled import COMPILED as COMPILED_MODES
 from oracles.modes.compiled import INDUCTOR, Compiled
@@ -39,7 +39,7 @@ def check_compiled(
     if not any(f.verdict == OUT_ARGUMENT for f in found):
         found += out_keyword(spec, case)
     situation = Situation(case, batch is not None, bool(spec.declared_writes), deploy=mode.deploy)
-    return triage(found, situation, evidence(spec, case, batch, mode), faults.KNOWN_FAULTS)
+    return triage(found, situation, CompiledEvidence(spec, case, batch, mode), faults.KNOWN_FAULTS)
 
 
 def _stage(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Finding]:
@@ -66,4 +66,5 @@ CHECK = Check(
     batched=True,
     finish=_stage,
     script=DIFFERENTIAL_SCRIPT,
+    unfit=uncompilable,
 )

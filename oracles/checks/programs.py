@@ -23,7 +23,8 @@ from oracles.core.verdicts import (
     VALUES,
 )
 from oracles.judging.check import Check
-from oracles.judging.differential import GIVEN, compare_compiled, evidence
+from oracles.judging.common_findings import uncompilable
+from oracles.judging.differential import GIVEN, CompiledEvidence, compare_compiled
 from oracles.judging.differential_script import DIFFERENTIAL_SCRIPT
 from oracles.judging.gradient_runs import compiled_backward, eager_backward
 from oracles.judging.gradient_verdicts import judged_backward
@@ -58,7 +59,7 @@ def check_programs(
         case, program.dynamic, writes, program.kinds(), program.written_through, mode.deploy
     )
     found = untriaged(spec, case, mode)
-    runs = evidence(spec, case, None, mode, program.dynamic, program.intermediate)
+    runs = CompiledEvidence(spec, case, None, mode, program.dynamic, program.intermediate)
     found = triage(found, situation, runs, faults.KNOWN_FAULTS)
     if found or not case.upstream or not spec.grads:
         return found
@@ -182,4 +183,5 @@ CHECK = Check(
     # A drawn program's script is the compiled check's, around that program.
     script=DIFFERENTIAL_SCRIPT,
     script_check=_script_check,
+    unfit=uncompilable,
 )

@@ -3,6 +3,8 @@ programs checks judge, and what triage and the stage at fault run again."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import torch
 
 from oracles.comparisons.expected import program_expectation
@@ -39,7 +41,6 @@ from oracles.modes.compiled import AOT_EAGER, Compiled
 from oracles.modes.eager import EAGER
 from oracles.modes.mode import IN_PROGRAM, Run
 from oracles.modes.programs import around
-from oracles.triage.engine import Evidence
 from oracles.triage.switches import CACHE, Switch
 
 # What compare_compiled and known-fault triage give.
@@ -170,42 +171,43 @@ def buffer_label(name: str) -> str:
     return f"buffer {name!r} after the call"
 
 
-def evidence(
-    spec: Spec,
-    case: Case,
-    batch: BatchSignature | None,
-    mode: Compiled,
-    dynamic: bool = False,
-    intermediate: frozenset[int] = frozenset(),
-) -> Evidence:
-    """How known-fault triage runs the Case other ways (see ``Evidence``)."""
+@dataclasses.dataclass(frozen=True)
+class CompiledEvidence:
+    """How known-fault triage runs a Case of the compiled or programs check
+    other ways (``oracles.triage.engine.Evidence``): each run compares the
+    Case's program compiled some other way with eager."""
 
-    def witness(name: str) -> list[Finding]:
+    spec: Spec
+    case: Case
+    batch: BatchSignature | None
+    mode: Compiled
+    dynamic: bool = False
+    intermediate: frozenset[int] = frozenset()
+
+    def witness(self, name: str) -> list[Finding]:
         if name == "static":
-            return compare_compiled(spec, case, mode)
-        return compare_compiled(spec, case, AOT_EAGER, batch, dynamic=dynamic)
+            return compare_compiled(self.spec, self.case, self.mode)
+        return compare_compiled(self.spec, self.case, AOT_EAGER, self.batch, dynamic=self.dynamic)
 
-    def switched(switch: Switch) -> list[Finding]:
+    def switched(self, switch: Switch) -> list[Finding]:
         return compare_compiled(
-            spec,
-            case,
-            switch.mode(mode),
-            batch,
+            self.spec,
+            self.case,
+            switch.mode(self.mode),
+            self.batch,
             fresh=switch.kind == CACHE,
-            dynamic=dynamic,
-            intermediate=intermediate,
+            dynamic=self.dynamic,
+            intermediate=self.intermediate,
         )
 
-    def predicted(other: Case, outputs: bool) -> list[Finding]:
+    def predicted(self, other: Case, outputs: bool) -> list[Finding]:
         return compare_compiled(
-            spec,
-            case,
-            mode,
-            batch,
-            dynamic=dynamic,
-            intermediate=intermediate,
+            self.spec,
+            self.case,
+            self.mode,
+            self.batch,
+            dynamic=self.dynamic,
+            intermediate=self.intermediate,
             predicted=other,
             outputs=outputs,
         )
-
-    return Evidence(witness, switched, predicted, spec, mode)

@@ -57,7 +57,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 
@@ -273,17 +273,28 @@ class KnownFault:
         )
 
 
-@dataclasses.dataclass(frozen=True)
-class Evidence:
-    """How triage runs a Case other ways; each compiles, so each is called
-    only when a fault could apply, at most once per question."""
+class Evidence(Protocol):
+    """How triage runs a Case other ways; each run compiles, so triage asks
+    for one only when a fault could apply, at most once per question."""
 
-    witness: Callable[[str], list[Finding]]  # compared in a WITNESSES run
-    switched: Callable[[Switch], list[Finding]]  # compiled with one switch thrown
-    # compiled, against another Case run eagerly (its outputs too, or buffers alone)
-    predicted: Callable[[Case, bool], list[Finding]]
-    spec: Spec
-    mode: Compiled
+    @property
+    def spec(self) -> Spec: ...
+
+    @property
+    def mode(self) -> Compiled: ...
+
+    def witness(self, name: str) -> list[Finding]:
+        """The Case compared in one of the WITNESSES runs."""
+        ...
+
+    def switched(self, switch: Switch) -> list[Finding]:
+        """The Case compiled with ``switch`` thrown, compared with eager."""
+        ...
+
+    def predicted(self, other: Case, outputs: bool) -> list[Finding]:
+        """The Case compiled, compared with ``other`` run eagerly (its outputs
+        too, or its buffers alone)."""
+        ...
 
 
 # The per-program witnesses' answers (blocking verdicts) in the batch being judged.
@@ -312,33 +323,102 @@ def triage(
     """``found`` with every blocking Finding demoted to the known fault that
     explains it, if fitting faults explain them all, on the evidence each
     names; else ``found`` as it is."""
-    blocking = {f.verdict for f in found if f.blocking}
-    runs: dict[tuple[str, str], set[str]] = {}
+    return _Triage(found, situation, evidence).demoted(faults)
 
-    shared = _batch_witnesses.get() if situation.batched else None
 
-    def seen(how: str, name: str, run: Callable[[], list[Finding]]) -> set[str]:
+class _Triage:
+    """One disagreement judged against the known faults: the runs asked of
+    its evidence so far, and the faults found to fit."""
+
+    def __init__(self, found: list[Finding], situation: Situation, evidence: Evidence) -> None:
+        self.found = found
+        self.situation = situation
+        self.evidence = evidence
+        self.blocking = {f.verdict for f in found if f.blocking}
+        self.runs: dict[tuple[str, str], set[str]] = {}
+        self.shared = _batch_witnesses.get() if situation.batched else None
+        # What each fault is asked to explain: its blocking verdicts that no
+        # fault already fitting explains (that fault's own evidence covers them).
+        self.asked: dict[str, frozenset[str]] = {}
+        self.fitting: list[KnownFault] = []
+
+    def demoted(self, faults: Sequence[KnownFault]) -> list[Finding]:
+        """The Findings, demoted where fitting faults explain every blocking one."""
+        # Faults are tried in order until those that fit explain every blocking
+        # verdict: a witness compiles, so none runs once the question is settled.
+        # Each is judged on what is left to explain; one that did not fit is
+        # tried again once another has fitted (its runs are remembered, so again
+        # is free), since the verdicts that one explains no longer count against it.
+        # The faults that could explain the most of it go first: where two fit,
+        # the one whose evidence covers the whole disagreement is named for all of it.
+        candidates = sorted(
+            (f for f in faults if f.affects() and f.applies(self.situation)),
+            key=lambda f: -len(self.blocking & f.explains),
+        )
+        progress = True
+        while progress and self.blocking and not self.settled():
+            progress = False
+            for fault in candidates:
+                if fault in self.fitting or self.settled():
+                    continue
+                if not self.blocking & fault.explains - self.explained():
+                    continue  # nothing of its own left: its consequences never stand alone
+                self.asked[fault.name] = frozenset(
+                    self.blocking & fault.explained - self.explained()
+                )
+                if self.fits(fault):
+                    self.fitting.append(fault)
+                    progress = True
+        if not self.blocking or not self.settled():
+            return self.found
+        return [self.demote(finding) for finding in self.found]
+
+    def explained(self) -> set[str]:
+        return {v for f in self.fitting for v in f.explained}
+
+    def settled(self) -> bool:
+        return self.blocking <= self.explained()
+
+    def demote(self, finding: Finding) -> Finding:
+        if not finding.blocking:
+            return finding
+        return next(f for f in self.fitting if finding.verdict in f.explained).explain(finding)
+
+    def fits(self, fault: KnownFault) -> bool:
+        # Both must hold; the cheaper question first. A prediction reruns the
+        # program already compiled, a witness compiles once, and a culprit
+        # compiles once per switch of its kind.
+        if fault.evidence == CULPRIT:
+            return self.supported(fault) and self.culprit(fault)
+        return self.predicted(fault) and self.supported(fault)
+
+    def seen(self, how: str, name: str, run: Callable[[], list[Finding]]) -> set[str]:
+        """The blocking verdicts of a run, run once per question (once per
+        batch for a PER_PROGRAM witness)."""
         per_program = how == "witness" and name in PER_PROGRAM
-        answers = shared if shared is not None and per_program else runs
+        answers = self.shared if self.shared is not None and per_program else self.runs
         if (how, name) not in answers:
             answers[how, name] = {f.verdict for f in run() if f.blocking}
         return answers[how, name]
 
-    # What each fault is asked to explain: its blocking verdicts that no
-    # fault already fitting explains (that fault's own evidence covers them).
-    asked: dict[str, frozenset[str]] = {}
+    def compared(self, fault: KnownFault, shown: set[str]) -> bool:
+        """The run compared something: it showed no verdict of a run that
+        compared nothing, but those the fault itself explains."""
+        return not (shown & NO_COMPARISON) - fault.explained
 
-    def agrees(fault: KnownFault, shown: set[str]) -> bool:
+    def agrees(self, fault: KnownFault, shown: set[str]) -> bool:
         """A run that compared, and showed none of what the fault is asked to explain."""
-        compared = not (shown & NO_COMPARISON) - fault.explained
-        return compared and not shown & asked[fault.name]
+        return self.compared(fault, shown) and not shown & self.asked[fault.name]
 
-    def switched(fault: KnownFault, switch: Switch) -> bool:
-        return agrees(fault, seen("switch", switch.name, lambda: evidence.switched(switch)))
+    def thrown(self, switch: Switch) -> set[str]:
+        return self.seen("switch", switch.name, lambda: self.evidence.switched(switch))
 
-    def culprit(fault: KnownFault) -> bool:
+    def culprit(self, fault: KnownFault) -> bool:
+        mode = self.evidence.mode
         named = [SWITCHES[name] for name in fault.culprits]
-        if not named or not all(s.available(evidence.mode) and switched(fault, s) for s in named):
+        if not named or not all(
+            s.available(mode) and self.agrees(fault, self.thrown(s)) for s in named
+        ):
             return False
         kinds = {s.kind for s in named}
         others = [
@@ -347,84 +427,37 @@ def triage(
             if s.kind in kinds
             and s.name not in (*fault.culprits, *fault.also)
             and not s.coarse
-            and s.available(evidence.mode)
+            and s.available(mode)
         ]
         groups = [[s for s in others if s.kind == kind] for kind in sorted(kinds)]
-        if all(still_shown(fault, together(group)) for group in groups if group):
+        if all(self.still_shown(fault, together(group)) for group in groups if group):
             return True
-        return not any(switched(fault, s) for s in others)
+        return not any(self.agrees(fault, self.thrown(s)) for s in others)
 
-    def still_shown(fault: KnownFault, switch: Switch) -> bool:
+    def still_shown(self, fault: KnownFault, switch: Switch) -> bool:
         """With ``switch`` thrown, the program compares and still shows what
         the fault explains."""
-        shown = seen("switch", switch.name, lambda: evidence.switched(switch))
-        compared = not (shown & NO_COMPARISON) - fault.explained
-        return compared and bool(shown & asked[fault.name])
+        shown = self.thrown(switch)
+        return self.compared(fault, shown) and bool(shown & self.asked[fault.name])
 
-    def predicted(fault: KnownFault) -> bool:
-        return any(
-            matches(fault, prediction)
-            for prediction in PREDICTORS[fault.predicts](evidence.spec, situation.case)
-        )
+    def predicted(self, fault: KnownFault) -> bool:
+        predictions = PREDICTORS[fault.predicts](self.evidence.spec, self.situation.case)
+        return any(self.matches(fault, prediction) for prediction in predictions)
 
-    def matches(fault: KnownFault, prediction: Prediction) -> bool:
+    def matches(self, fault: KnownFault, prediction: Prediction) -> bool:
+        asked = self.asked[fault.name]
         if prediction.error is not None:
-            errors = [f for f in found if f.blocking and f.verdict in asked[fault.name]]
+            errors = [f for f in self.found if f.blocking and f.verdict in asked]
             return bool(errors) and all(
                 f.error is not None and prediction.error(f.error) for f in errors
             )
         assert prediction.case is not None
-        run = evidence.predicted(prediction.case, prediction.outputs)
+        run = self.evidence.predicted(prediction.case, prediction.outputs)
         shown = {f.verdict for f in run if f.blocking}
-        return not (shown & NO_COMPARISON) and not shown & asked[fault.name]
+        return not (shown & NO_COMPARISON) and not shown & asked
 
-    def supported(fault: KnownFault) -> bool:
+    def supported(self, fault: KnownFault) -> bool:
         if not fault.supported_by:
             return True
-        run = functools.partial(evidence.witness, fault.supported_by)
-        return agrees(fault, seen("witness", fault.supported_by, run))
-
-    def fits(fault: KnownFault) -> bool:
-        # Both must hold; the cheaper question first. A prediction reruns the
-        # program already compiled, a witness compiles once, and a culprit
-        # compiles once per switch of its kind.
-        if fault.evidence == CULPRIT:
-            return supported(fault) and culprit(fault)
-        return predicted(fault) and supported(fault)
-
-    def explained() -> set[str]:
-        return {v for f in fitting for v in f.explained}
-
-    # Faults are tried in order until those that fit explain every blocking
-    # verdict: a witness compiles, so none runs once the question is settled.
-    # Each is judged on what is left to explain; one that did not fit is
-    # tried again once another has fitted (its runs are remembered, so again
-    # is free), since the verdicts that one explains no longer count against it.
-    # The faults that could explain the most of it go first: where two fit,
-    # the one whose evidence covers the whole disagreement is named for all of it.
-    fitting: list[KnownFault] = []
-    candidates = sorted(
-        (f for f in faults if f.affects() and f.applies(situation)),
-        key=lambda f: -len(blocking & f.explains),
-    )
-    progress = True
-    while progress and blocking and not blocking <= explained():
-        progress = False
-        for fault in candidates:
-            if fault in fitting or blocking <= explained():
-                continue
-            if not blocking & fault.explains - explained():
-                continue  # nothing of its own left: its consequences never stand alone
-            asked[fault.name] = frozenset(blocking & fault.explained - explained())
-            if fits(fault):
-                fitting.append(fault)
-                progress = True
-    if not blocking or not blocking <= explained():
-        return found
-
-    def demoted(finding: Finding) -> Finding:
-        if not finding.blocking:
-            return finding
-        return next(f for f in fitting if finding.verdict in f.explained).explain(finding)
-
-    return [demoted(finding) for finding in found]
+        run = functools.partial(self.evidence.witness, fault.supported_by)
+        return self.agrees(fault, self.seen("witness", fault.supported_by, run))

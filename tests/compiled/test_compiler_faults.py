@@ -39,8 +39,8 @@ from oracles.core.signature import batch_signature
 from oracles.core.spec import Spec
 from oracles.judging.differential import compare_compiled
 from oracles.modes.cache import compiled_programs, use_cache_root
-from oracles.modes.compiled import COMPILED, INDUCTOR
-from oracles.triage.engine import Evidence, Situation, one_batch, triage
+from oracles.modes.compiled import COMPILED, INDUCTOR, Compiled
+from oracles.triage.engine import Situation, one_batch, triage
 from oracles.triage.faults import FAULTS, KNOWN_FAULTS
 from oracles.triage.stage import stage_at_fault
 from oracles.triage.switches import Switch
@@ -289,8 +289,29 @@ def test_two_faults_in_one_program_are_explained_together():
     assert "known Inductor fault 'mutated-input alias'" in messages
 
 
-def _evidence(spec: Spec, witness, switched) -> Evidence:
-    return Evidence(witness, switched, lambda other, outputs: [], spec, INDUCTOR)
+@dataclasses.dataclass(frozen=True)
+class _Scripted:
+    """Evidence whose runs a test scripts: what each witness, switch and
+    prediction shows."""
+
+    spec: Spec
+    witnessed: Callable[[str], list[Finding]]
+    thrown: Callable[[Switch], list[Finding]]
+    forecast: Callable[[Case, bool], list[Finding]] = lambda other, outputs: []
+    mode: Compiled = INDUCTOR
+
+    def witness(self, name: str) -> list[Finding]:
+        return self.witnessed(name)
+
+    def switched(self, switch: Switch) -> list[Finding]:
+        return self.thrown(switch)
+
+    def predicted(self, other: Case, outputs: bool) -> list[Finding]:
+        return self.forecast(other, outputs)
+
+
+def _evidence(spec: Spec, witness, switched) -> _Scripted:
+    return _Scripted(spec, witness, switched)
 
 
 def test_a_witness_that_compared_nothing_is_no_evidence():
@@ -371,19 +392,18 @@ def test_a_fault_is_judged_on_what_no_other_fault_explains():
     situation = Situation(TWO_NARROWS, batched=True, writes=True)
     # No switch undoes the write-back; the alias fault's culprit undoes the alias.
     culprits = set(MUTATED_INPUT_ALIAS.culprits)
-    evidence = Evidence(
+    evidence = _Scripted(
+        spec,
         lambda name: [],
         lambda switch: [values] if switch.name in culprits else [aliasing, values],
         lambda other, outputs: [],  # the write-back's predicted answer, matched
-        spec,
-        INDUCTOR,
     )
     faults = [MUTATED_INPUT_ALIAS, DYNAMIC_WRITE_BACK]  # the alias fault first
     with one_batch():
         demoted = triage([aliasing, values], situation, evidence, faults)
     assert [f.fault for f in demoted] == [MUTATED_INPUT_ALIAS.name, DYNAMIC_WRITE_BACK.name]
-    no_write_back = Evidence(
-        lambda name: [], lambda switch: [], lambda other, outputs: [values], spec, INDUCTOR
+    no_write_back = _Scripted(
+        spec, lambda name: [], lambda switch: [], lambda other, outputs: [values]
     )
     assert triage([values], situation, no_write_back, faults) == [values]
 
@@ -402,7 +422,7 @@ def test_in_a_batch_the_static_witness_runs_once_for_all_its_cases():
             asked.append(name)
             return answer
 
-        evidence = Evidence(witness, lambda s: found, lambda other, outputs: [], spec, INDUCTOR)
+        evidence = _Scripted(spec, witness, lambda s: found)
         return [
             triage(found, Situation(case, batched=True, writes=True), evidence, KNOWN_FAULTS)
             for case in cases
