@@ -8,5 +8,6 @@ specializes on), ``observation`` (one run of a Case), ``findings``
 (Finding, and how an error reads in one), ``verdicts`` (every kind of
 Finding), ``program`` (generated model code as data), ``reference``
 (float64 references and ULPs), ``gradients`` (upstream gradients and a
-program's gradients), ``domain`` (a kernel's declared domain).
+program's gradients), ``domain`` (a kernel's declared domain), ``meter``
+(what a process has compiled).
 """

@@ -20,6 +20,8 @@ from typing import Any, TypeVar
 
 import torch
 
+from oracles.core.meter import SPENT
+
 # A compiled program, of whichever class its Mode chose.
 Program = TypeVar("Program")
 
@@ -73,8 +75,6 @@ class CompiledPrograms:
     def __init__(self, cache_root: Path):
         self.cache_root = cache_root
         self._programs: dict[tuple, Any] = {}
-        self.programs = 0  # compiled programs made, fresh ones included
-        self.compiles = 0  # their compiles: graphs handed to a backend, or exports
 
     def get(
         self,
@@ -91,14 +91,15 @@ class CompiledPrograms:
         program = None if fresh else self._programs.get(key)
         if program is None:
             cache_dir = self.cache_root / f"torch-{torch.__version__}" / key[-1]
-            program = build(cache_dir, self._count_compile)
-            self.programs += 1
+            program = build(cache_dir, _count_compile)
+            SPENT.programs += 1
             if not fresh:
                 self._programs[key] = program
         return program
 
-    def _count_compile(self) -> None:
-        self.compiles += 1
+
+def _count_compile() -> None:
+    SPENT.compiles += 1
 
 
 _programs = CompiledPrograms(Path(tempfile.gettempdir()) / "conformance-inductor-cache")
@@ -107,12 +108,6 @@ _programs = CompiledPrograms(Path(tempfile.gettempdir()) / "conformance-inductor
 def compiled_programs() -> CompiledPrograms:
     """The CompiledPrograms of this process."""
     return _programs
-
-
-def spent() -> tuple[int, int]:
-    """What this process has compiled so far: (compiles, compiled programs),
-    fresh ones included (since the cache root last changed)."""
-    return _programs.compiles, _programs.programs
 
 
 def use_cache_root(root: Path) -> None:
