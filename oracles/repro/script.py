@@ -6,6 +6,7 @@ What the script runs is the failing check's own driver (``Check.script``,
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import os
 import platform
@@ -20,7 +21,7 @@ from oracles.checks import CHECKS
 from oracles.core.calls import call_op
 from oracles.core.case import Case
 from oracles.core.program import Program
-from oracles.core.signature import batch_signature, signature_of
+from oracles.core.signature import BatchSignature, batch_signature, signature_of
 from oracles.core.spec import Spec, SpecError
 from oracles.judging.check import Check
 from oracles.judging.script_drivers import COMMON, RESERVED, Script
@@ -91,7 +92,55 @@ def render_repro(
 ) -> str:
     """The text of the script ``write_repro`` writes; ``check``: a Check or
     its name; ``mode``: a compiled Mode or its name; ``dynamic``: the program
-    compiles a Case alone with dynamic shapes (as a drawn program is)."""
+    compiles a Case alone with dynamic shapes (as a drawn program is).
+
+    The steps: the arguments resolved (``_resolved``), the Cases the script
+    runs (``_prepared``), the code it copies (``_Copied``), how the Case
+    reaches the program (``_Layout``), then the script's sections in order."""
+    check, script, mode = _resolved(spec, check, mode, cases, index)
+    batch, run = _prepared(script, cases, index, batched)
+    case = run[-1]
+    copied = _Copied.of(spec, script, case)
+    helpers, imports = script.helpers(spec)
+    layout = _Layout.of(script, case, run, batch, dynamic, copied.program)
+    words = check.title(mode) if script.runs_compiled else check.name
+    out = [
+        _header(spec, words, script, cases, index, batch is not None, mode)
+        + "\n\n"
+        + _preamble(copied.imports(imports))
+    ]
+    out += copied.setup(script, mode)
+    constants = [
+        f"op = {copied.op_expression}",
+        f"OP_NAME = {literal(spec.label)}",
+        f"AGREEMENT = {literal(script.agreement(spec))}",
+    ]
+    out.append("\n".join(constants) + "\n")
+    out.append("# --- The Case ---\n\n" + cases_table(run, layout.sizes, "Buffer") + "\n")
+    out.append(ALLOCATE.strip() + "\n")
+    out.append(
+        arguments_function(
+            layout.signature_args, case, layout.buffer_names, layout.size_names, layout.parameters
+        )
+    )
+    own = script.constants(spec, case)
+    if own:
+        out.append("".join(f"{name} = {literal(value)}  # {why}\n" for name, value, why in own))
+    if script.runs_compiled:
+        out += layout.model(script, copied.program, batch is not None or dynamic)
+    out.append(
+        "# --- Comparisons: the check's runs, judged by the suite's comparisons ---\n\n\n"
+        + join(helper.strip("\n") for helper in helpers)
+    )
+    out.append(script.main(spec, copied.program, copied.reference) + "\n")
+    out.append('if __name__ == "__main__":\n    sys.exit(main())\n')
+    return join(out) + "\n"
+
+
+def _resolved(
+    spec: Spec, check: Check | str, mode: str | Compiled, cases: Sequence[Case], index: int
+) -> tuple[Check, Script, Compiled]:
+    """The Check, its script and the compiled Mode, each checked; the spec resolved."""
     if isinstance(check, str):
         if check not in CHECKS:
             raise ValueError(f"unknown check {check!r}; the checks are {', '.join(CHECKS)}")
@@ -111,142 +160,177 @@ def render_repro(
         if spec.prepare is None:
             raise
         spec.prepare()
-    batch = None
+    return check, script, mode
+
+
+def _prepared(
+    script: Script, cases: Sequence[Case], index: int, batched: bool
+) -> tuple[BatchSignature | None, list[Case]]:
+    """The batch the script compiles (None: a Case alone) and the Cases it
+    runs: a batch's up to the failing one, else the failing one alone."""
     if script.runs_compiled and batched and len(cases) > 1:
-        batch = batch_signature(cases)
-        run = list(cases[: index + 1])
-    else:
-        run = [cases[index]]
-    case = run[-1]
+        return batch_signature(cases), list(cases[: index + 1])
+    return None, [cases[index]]
 
-    inliner = Inliner(RESERVED)
-    for module in (os, sys, torch):
-        inliner.bind(module, module.__name__)
-    # The suite's own code first, so it keeps the names main calls it by.
-    for obj in [*COMMON, *script.suite_code(spec)]:
-        if inliner.name_of(obj, obj.__name__, "the suite's comparisons") != obj.__name__:
-            raise RuntimeError(f"the suite's {obj.__qualname__} was copied under another name")
-    suite_blocks = len(inliner.blocks)
-    loaded = op_loading(spec, inliner, script.differentiates)
-    loading, op_expression = loaded.lines, loaded.expression
-    program = None
-    if script.runs_compiled:
-        program = (
-            _copy_program(inliner, case.program)
-            if case.program is not None
-            else _copy_function(inliner, spec.program, "program")
+
+@dataclasses.dataclass(frozen=True)
+class _Copied:
+    """The code a script copies: the suite's comparisons, the code under
+    test, how it loads the op, and what could not be copied."""
+
+    suite: str
+    code: str
+    loading: list[str]
+    op_expression: str
+    program: str | None
+    reference: str | None
+    fake_lines: list[str]
+    problems: list[str]
+    needed: list[str]  # the imports the copied code needs
+
+    @staticmethod
+    def of(spec: Spec, script: Script, case: Case) -> _Copied:
+        inliner = Inliner(RESERVED)
+        for module in (os, sys, torch):
+            inliner.bind(module, module.__name__)
+        # The suite's own code first, so it keeps the names main calls it by.
+        for obj in [*COMMON, *script.suite_code(spec)]:
+            if inliner.name_of(obj, obj.__name__, "the suite's comparisons") != obj.__name__:
+                raise RuntimeError(f"the suite's {obj.__qualname__} was copied under another name")
+        suite_blocks = len(inliner.blocks)
+        loaded = op_loading(spec, inliner, script.differentiates)
+        program = None
+        if script.runs_compiled:
+            program = (
+                _copy_program(inliner, case.program)
+                if case.program is not None
+                else _copy_function(inliner, spec.program, "program")
+            )
+        reference = None
+        if script.reference(spec):
+            reference = _copy_function(inliner, spec.reference, "reference")
+        fake_lines = []
+        if script.fake and spec.overload is not None:
+            fake_lines = fake_registration(spec, inliner, loaded)
+        return _Copied(
+            suite=join(inliner.blocks[:suite_blocks]),
+            code=inliner.code(suite_blocks),
+            loading=loaded.lines,
+            op_expression=loaded.expression,
+            program=program,
+            reference=reference,
+            fake_lines=fake_lines,
+            problems=inliner.problems,
+            needed=sorted(inliner.imports),
         )
-    reference = None
-    if script.reference(spec):
-        reference = _copy_function(inliner, spec.reference, "reference")
-    fake_lines = []
-    if script.fake and spec.overload is not None:
-        fake_lines = fake_registration(spec, inliner, loaded)
-    suite = join(inliner.blocks[:suite_blocks])
-    code = inliner.code(suite_blocks)
 
-    helpers, imports = script.helpers(spec)
-    imports = sorted({*imports, *inliner.imports}, key=lambda line: (line[0] == "f", line))
-    if any("importlib.util" in line for line in loading):
-        imports.insert(0, "import importlib.util")
-    elif any("importlib." in line for line in loading):
-        imports.insert(0, "import importlib")
+    def imports(self, helpers: Sequence[str]) -> list[str]:
+        """The script's imports: its helpers' and the copied code's."""
+        imports = sorted({*helpers, *self.needed}, key=lambda line: (line[0] == "f", line))
+        if any("importlib.util" in line for line in self.loading):
+            imports.insert(0, "import importlib.util")
+        elif any("importlib." in line for line in self.loading):
+            imports.insert(0, "import importlib")
+        return imports
 
-    # The Case(s), their views and the program.
-    if batch is not None:
-        signature_args = batch.signature.args
-        sizes = [batch.sizes(c) for c in run]
-        size_names = [f"s{i}" for i in range(len(batch.dynamic))]
-        static_dims = [(name, dim) for name, dim, _ in batch.static_dims]
-    elif script.runs_compiled and dynamic:
-        # Outside a batch the suite passes every size of the Case's views as an
-        # input (``Compiled.run``): compiled with dynamic shapes they are
-        # symbolic, which changes the code Inductor generates (static, they are
-        # constants either way).
-        signature, case_sizes = signature_of(case)
-        signature_args = signature.args
-        sizes = [case_sizes]
-        size_names = [f"s{i}" for i in range(len(case_sizes))]
-        static_dims = []
-    else:
-        signature_args = tuple(case.args.items())
-        sizes = [()]
-        size_names = []
-        static_dims = []
-    buffer_names = sorted(case.buffers)
-    taken = {"op", "arguments", "torch", "model", *size_names}
-    if program:
-        taken.add(program)
-    parameters = {name: identifier(name, taken, "buffer") for name in buffer_names}
-
-    words = check.title(mode) if script.runs_compiled else check.name
-    out = [
-        _header(spec, words, script, cases, index, batch is not None, mode)
-        + "\n\n"
-        + _preamble(imports)
-    ]
-    if inliner.problems:
-        message = "could not recover " + "; ".join(inliner.problems)
+    def setup(self, script: Script, mode: Compiled) -> list[str]:
+        """The sections before the Case: what could not be copied, the op's
+        loading, the compile settings, the copied code and the fake."""
+        out = []
+        if self.problems:
+            message = "could not recover " + "; ".join(self.problems)
+            out.append(
+                "# The suite could not copy all the code this check runs into the script; it\n"
+                "# exits 2, not 1 (the bug is still there), since it cannot run the check:\n"
+                f"print({literal(message)}, file=sys.stderr)\n"
+                "raise SystemExit(2)\n"
+            )
+        if self.loading:
+            out.append("\n".join(self.loading) + "\n")
+        if script.runs_compiled:
+            out.append(compile_settings(mode))
         out.append(
-            "# The suite could not copy all the code this check runs into the script; it\n"
-            "# exits 2, not 1 (the bug is still there), since it cannot run the check:\n"
-            f"print({literal(message)}, file=sys.stderr)\n"
-            "raise SystemExit(2)\n"
+            "# --- The suite's comparisons and Findings, copied from its source ---\n\n\n"
+            + self.suite
         )
-    if loading:
-        out.append("\n".join(loading) + "\n")
-    if script.runs_compiled:
-        out.append(compile_settings(mode))
-    out.append(
-        "# --- The suite's comparisons and Findings, copied from its source ---\n\n\n" + suite
-    )
-    if code.strip():
-        out.append("# --- The code under test, copied from its source ---\n\n\n" + code)
-    if fake_lines:
-        out.append("\n".join(fake_lines) + "\n")
-    constants = [
-        f"op = {op_expression}",
-        f"OP_NAME = {literal(spec.label)}",
-        f"AGREEMENT = {literal(script.agreement(spec))}",
-    ]
-    out.append("\n".join(constants) + "\n")
-    out.append("# --- The Case ---\n\n" + cases_table(run, sizes, "Buffer") + "\n")
-    out.append(ALLOCATE.strip() + "\n")
-    out.append(arguments_function(signature_args, case, buffer_names, size_names, parameters))
-    own = script.constants(spec, case)
-    if own:
-        out.append("".join(f"{name} = {literal(value)}  # {why}\n" for name, value, why in own))
-    if script.runs_compiled:
-        params = ", ".join([parameters[n] for n in buffer_names] + size_names)
-        buffers = ", ".join(parameters[n] for n in buffer_names)
-        out.append(
+        if self.code.strip():
+            out.append("# --- The code under test, copied from its source ---\n\n\n" + self.code)
+        if self.fake_lines:
+            out.append("\n".join(self.fake_lines) + "\n")
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class _Layout:
+    """How the Case reaches the program: the arguments of its signature, the
+    sizes passed as inputs, and the script's name for each buffer."""
+
+    signature_args: tuple
+    sizes: list
+    size_names: list[str]
+    static_dims: list
+    buffer_names: list[str]
+    parameters: dict[str, str]
+
+    @staticmethod
+    def of(
+        script: Script,
+        case: Case,
+        run: list[Case],
+        batch: BatchSignature | None,
+        dynamic: bool,
+        program: str | None,
+    ) -> _Layout:
+        if batch is not None:
+            signature_args = batch.signature.args
+            sizes = [batch.sizes(c) for c in run]
+            size_names = [f"s{i}" for i in range(len(batch.dynamic))]
+            static_dims = [(name, dim) for name, dim, _ in batch.static_dims]
+        elif script.runs_compiled and dynamic:
+            # Outside a batch the suite passes every size of the Case's views as an
+            # input (``Compiled.run``): compiled with dynamic shapes they are
+            # symbolic, which changes the code Inductor generates (static, they are
+            # constants either way).
+            signature, case_sizes = signature_of(case)
+            signature_args = signature.args
+            sizes = [case_sizes]
+            size_names = [f"s{i}" for i in range(len(case_sizes))]
+            static_dims = []
+        else:
+            signature_args = tuple(case.args.items())
+            sizes = [()]
+            size_names = []
+            static_dims = []
+        buffer_names = sorted(case.buffers)
+        taken = {"op", "arguments", "torch", "model", *size_names}
+        if program:
+            taken.add(program)
+        parameters = {name: identifier(name, taken, "buffer") for name in buffer_names}
+        return _Layout(signature_args, sizes, size_names, static_dims, buffer_names, parameters)
+
+    def model(self, script: Script, program: str | None, dynamic: bool) -> list[str]:
+        """The program as the suite compiles it, and how it compiles."""
+        params = ", ".join([self.parameters[n] for n in self.buffer_names] + self.size_names)
+        buffers = ", ".join(self.parameters[n] for n in self.buffer_names)
+        clones = (
+            "    # A leaf that takes a gradient is copied first, as the suite does, so\n"
+            "    # the program may write it in place.\n"
+            f"    {buffers}, = [t.clone() if t.requires_grad else t for t in ({buffers},)]\n"
+            if script.differentiates
+            else ""
+        )
+        return [
             f"def model({params}):\n"
             '    """The spec\'s program as the suite compiles it, the views made in the graph."""\n'
             "    # Dynamo numbers the graph's inputs in the order it first meets them, and\n"
             "    # Inductor's code can depend on it: meet them in the suite's order.\n"
             f"    for tensor in ({buffers},):\n"
             "        tensor.dtype\n"
-            + (
-                "    # A leaf that takes a gradient is copied first, as the suite does, so\n"
-                "    # the program may write it in place.\n"
-                f"    {buffers}, = [t.clone() if t.requires_grad else t for t in ({buffers},)]\n"
-                if script.differentiates
-                else ""
-            )
-            + f"    return {program or 'program'}(op, **arguments({params}))\n"
-        )
-        out.append(
-            f"DYNAMIC = {batch is not None or dynamic}  # one compile for the batch, "
-            "dynamic in what varies\n"
-            f"STATIC_DIMS = {literal(static_dims)}  # (buffer, dim): equal across the batch\n"
-        )
-    out.append(
-        "# --- Comparisons: the check's runs, judged by the suite's comparisons ---\n\n\n"
-        + join(helper.strip("\n") for helper in helpers)
-    )
-    out.append(script.main(spec, program, reference) + "\n")
-    out.append('if __name__ == "__main__":\n    sys.exit(main())\n')
-    return join(out) + "\n"
+            + clones
+            + f"    return {program or 'program'}(op, **arguments({params}))\n",
+            f"DYNAMIC = {dynamic}  # one compile for the batch, dynamic in what varies\n"
+            f"STATIC_DIMS = {literal(self.static_dims)}  # (buffer, dim): equal across the batch\n",
+        ]
 
 
 def compile_settings(mode: Compiled) -> str:
