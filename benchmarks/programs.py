@@ -31,8 +31,9 @@ from oracles.checks.programs import bug_key
 from oracles.core.findings import CheckFailure, Finding
 from oracles.core.spec import SpecError, Unavailable
 from oracles.runner.loading import load_specs
-from oracles.runner.property import Tally, run_property
+from oracles.runner.property import run_property
 from oracles.runner.replay import ReproOptions
+from oracles.runner.tally import Tally
 from oracles.triage.faults import KNOWN_FAULTS
 from suites.catalog import builtin_specs
 

@@ -23,8 +23,9 @@ from oracles.checks import CHECKS, Check
 from oracles.core.findings import CheckFailure, ConformanceFailure
 from oracles.core.spec import Spec, Unavailable
 from oracles.runner.loading import load_specs
-from oracles.runner.property import Tally, run_property
+from oracles.runner.property import run_property
 from oracles.runner.replay import Replay, ReproOptions
+from oracles.runner.tally import Tally
 from oracles.strategies.programs import program_cases
 from reports.crashes import running_file
 from suites.catalog import fault_modes

@@ -23,6 +23,7 @@ from oracles.core.verdicts import (
     VALUES,
 )
 from oracles.judging.check import Check
+from oracles.judging.common_findings import uncompilable
 from oracles.judging.gradient_scripts import COMPILED_SCRIPT
 from oracles.judging.gradient_verdicts import check_backward, judged_backward
 from oracles.modes.compiled import COMPILED as COMPILED_MODES
@@ -75,4 +76,5 @@ CHECK = Check(
     cases=upstream_cases,
     examples=upstream_examples,
     script=COMPILED_SCRIPT,
+    unfit=uncompilable,
 )

@@ -5,12 +5,22 @@ A check module defines ``CHECK``, a :class:`Check` named after the module: its j
 pass), the Modes it runs in, the Verdicts it may give (named by their
 constants in ``oracles.core.verdicts``), how a shrunk failure's report is
 finished, and the driver of its standalone repro script.
+
+What the runner asks of every check, a check answers through its fields
+and the methods built on them: the strategy of its Hypothesis examples
+(``strategy``), the spec it cannot judge on any Case (``unfit``), its
+judge's Findings with a tool's mistakes demoted (``judged``), what a batch
+shares (``sharing``) and the Mode its script compiles in (``script_mode``).
+The runner knows no check by name.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Protocol
 
 from hypothesis.strategies import SearchStrategy
@@ -19,8 +29,14 @@ from oracles.core.case import Case
 from oracles.core.findings import ConformanceFailure, Finding
 from oracles.core.signature import BatchSignature
 from oracles.core.spec import Spec
+from oracles.modes.compiled import INDUCTOR, Compiled
 from oracles.modes.eager import EAGER
+from oracles.modes.interpreter import launches
 from oracles.modes.mode import Mode
+from oracles.strategies.batches import derived_batches
+from oracles.strategies.sampling import sample
+from oracles.triage.engine import one_batch
+from oracles.triage.interpreter import not_judgeable
 
 if TYPE_CHECKING:
     from oracles.judging.script_drivers import Script
@@ -75,6 +91,50 @@ class Check:
     # The check whose script reproduces a failure's Findings where another's
     # does than its own (None: its own).
     script_check: Callable[[list[Finding]], str | None] | None = None
+    # Why it cannot judge a spec in a Mode on any Case, where one fact of the
+    # spec decides that (a Finding shown on one Case, not shrunk), or None.
+    unfit: Callable[[Spec, Mode], Finding | None] | None = None
+
+    def judged(
+        self, spec: Spec, case: Case, batch: BatchSignature | None, mode: Mode
+    ) -> list[Finding]:
+        """The judge's Findings, those that Triton's interpreter (a tool the
+        suite runs, not the code under test) explains demoted."""
+        with launches() as launched:
+            findings = self.judge(spec, case, batch, mode)
+        return not_judgeable(findings, case) if launched() else findings
+
+    def sharing(self, batch: BatchSignature | None) -> AbstractContextManager[None]:
+        """While the Cases of ``batch`` (None: one Case) are judged: what they share."""
+        return one_batch() if batch is not None else contextlib.nullcontext()
+
+    def batching(self, batch_size: int) -> bool:
+        return self.batched and batch_size > 1
+
+    def strategy(self, spec: Spec, batch_size: int) -> SearchStrategy[list[Case]]:
+        """What one Hypothesis example of it is: a batch of Cases sharing a
+        compile, or one Case."""
+        if self.batching(batch_size):
+            if spec.batches is not None:
+                return spec.batches(batch_size)
+            return derived_batches(spec.cases, batch_size)
+        cases = self.cases(spec) if self.cases is not None else spec.cases
+        return cases.map(lambda case: [case])
+
+    def examples_for(self, cases: int, batch_size: int) -> int:
+        """Hypothesis examples that judge about ``cases`` Cases."""
+        return math.ceil(cases / batch_size) if self.batching(batch_size) else cases
+
+    def one_case(self, spec: Spec) -> Case:
+        """One Case it judges for ``spec``: the spec's first example, or one drawn."""
+        if self.cases is not None:  # Cases the check draws itself (with a program)
+            return sample(self.cases(spec), 1)[0]
+        return spec.examples[0] if spec.examples else sample(spec.cases, 1)[0]
+
+    def script_mode(self, mode: Mode) -> Compiled:
+        """The Mode its repro script compiles in, where the script compiles:
+        a check that runs in no compiled Mode compiles in inductor."""
+        return mode if isinstance(mode, Compiled) else INDUCTOR
 
     def explicit(self, spec: Spec) -> tuple[Case, ...]:
         """The explicit Cases the check runs for ``spec`` before generated ones."""

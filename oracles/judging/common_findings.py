@@ -1,5 +1,6 @@
 """What several checks say the same way: a crash, a missing fake, an error's
-words, and the eager run against the float64 reference."""
+words, the eager run against the float64 reference, and a schema that
+torch.compile cannot compile."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ from oracles.comparisons.values import within_ulps
 from oracles.core.case import Case
 from oracles.core.findings import Finding, error_chain, error_text
 from oracles.core.observation import Observation
+from oracles.core.schema import functionalization_problem
 from oracles.core.spec import Spec
-from oracles.core.verdicts import CRASH, FAKE, OUTPUTS
+from oracles.core.verdicts import COMPILED, CRASH, FAKE, OUTPUTS
+from oracles.modes.compiled import Compiled
 from oracles.modes.eager import EAGER
+from oracles.modes.mode import Mode
 
 
 def crash(spec: Spec, observation: Observation) -> list[Finding]:
@@ -84,4 +88,23 @@ def no_fake(spec: Spec, error: BaseException) -> Finding:
         f'@torch.library.register_fake("{qualname}") returning outputs '
         f"with the real kernel's shapes, strides and aliasing "
         f"({error_text(error, 1)})",
+    )
+
+
+def uncompilable(spec: Spec, mode: Mode) -> Finding | None:
+    """Where torch.compile cannot functionalize the op's schema, every Case
+    fails alike in a compiled Mode, for one fact about the schema (which a
+    search would report at every rank after minutes): one Finding, shown on
+    one Case."""
+    overload = spec.overload
+    if not isinstance(mode, Compiled) or overload is None:
+        return None
+    problem = functionalization_problem(overload)
+    if problem is None:
+        return None
+    return Finding(
+        COMPILED,
+        f"torch.compile cannot compile {spec.label} on any Case, for its schema "
+        f"`{overload._schema}`: {problem} (the registry lint's [uncompilable]; one Case "
+        "shown, not shrunk: every Case fails alike)",
     )

@@ -21,8 +21,9 @@ from oracles.core.spec import Spec
 from oracles.core.verdicts import COMPILED, NOT_JUDGEABLE
 from oracles.modes import interpreter
 from oracles.repro.script import write_repro
-from oracles.runner.property import Tally, run_property
+from oracles.runner.property import run_property
 from oracles.runner.replay import Replay
+from oracles.runner.tally import Tally
 from oracles.triage.faults import FAULTS
 from oracles.triage.interpreter import not_judgeable
 from suites.catalog import builtin_specs

@@ -14,7 +14,7 @@ from oracles.core.signature import batch_signature
 from oracles.core.spec import Spec
 from oracles.modes.cache import compiled_programs, use_cache_root
 from oracles.modes.compiled import INDUCTOR
-from oracles.runner.property import case_key, tokens
+from oracles.runner.tally import case_key, tokens
 from oracles.strategies.programs import program_cases
 from suites.catalog import builtin_specs
 from tests.zoo_helpers import needs_kernels

@@ -13,7 +13,8 @@ import pytest
 from oracles.core.findings import CheckFailure
 from oracles.recording.calls import Recording
 from oracles.recording.specs import recorded_spec
-from oracles.runner.property import Tally, run_property
+from oracles.runner.property import run_property
+from oracles.runner.tally import Tally
 from tests.recorded.runs import check_spec_less, record
 from tests.zoo_helpers import CI
 

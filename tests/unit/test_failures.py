@@ -13,32 +13,33 @@ from oracles.core.case import Buffer, Case, View
 from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
 from oracles.core.reference import Expectation, exact
 from oracles.core.spec import Spec
-from oracles.runner.property import _distinct, _failure_class, _once, run_property
+from oracles.runner.failures import distinct, failure_class, once
+from oracles.runner.property import run_property
 
 CI = settings.get_profile("ci")
 
 
 def test_a_failure_is_dropped_only_for_one_that_shows_all_it_shows():
     def found(*shapes: str) -> ConformanceFailure:
-        return _failure_class(frozenset(shapes))("fake", "op", "a Case", [])
+        return failure_class(frozenset(shapes))("fake", "op", "a Case", [])
 
     less, more, other = found("[a] x"), found("[a] x", "[b] y"), found("[c] z")
     later = found("[b] y")
-    assert _distinct([less, more, other], [later]) == [more, other]
+    assert distinct([less, more, other], [later]) == [more, other]
     assert more.partial == [less, later] and other.partial == []
-    assert _distinct([other, more]) == [other, more]
+    assert distinct([other, more]) == [other, more]
 
 
-def test_failures_that_finishing_made_alike_are_listed_once():
+def test_failures_that_finishing_made_alike_are_listedonce():
     def cut(size: int, verdict: str = "compiled") -> ConformanceFailure:
         findings = [
             Finding(verdict, f"failed on [{size}]"),
             Finding("program", "def p(): ...", False),
         ]
-        return _failure_class(frozenset({str(size)}))("programs", "op", "a Case", findings)
+        return failure_class(frozenset({str(size)}))("programs", "op", "a Case", findings)
 
     first, same, other = cut(13), cut(16), cut(13, "values")
-    assert _once([first, same, other]) == [first, other]
+    assert once([first, same, other]) == [first, other]
 
 
 def _calls_after_the_first_failure(shrink_seconds: float) -> int:

@@ -93,6 +93,29 @@ def test_no_check_imports_another_check():
         assert not others, f"{module} imports {sorted(others)}: what checks share goes in judging"
 
 
+def test_the_runner_knows_checks_not_what_they_run():
+    """The runner drives a check through ``Check`` alone: it imports the
+    checks and what they share, the vocabulary, the repro scripts and the
+    Mode interface, never a Mode, a strategy or triage."""
+    allowed = ("oracles.runner", "oracles.checks", "oracles.judging", "oracles.core")
+    allowed += ("oracles.repro", "oracles.modes.mode")
+    graph = _graph()
+    for module in sorted(m for m in graph if m.startswith("oracles.runner")):
+        others = sorted(m for m in graph[module] if not m.startswith(allowed))
+        assert not others, f"{module} imports {others}: a check's own logic goes in its Check"
+
+
+def test_no_function_of_oracles_is_over_100_lines():
+    long = [
+        f"{path.relative_to(CHECKOUT)}:{node.lineno} {node.name} ({length} lines)"
+        for path in sorted(ORACLES.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and (length := (node.end_lineno or node.lineno) - node.lineno + 1) > 100
+    ]
+    assert long == [], "split into steps a reader can follow: " + ", ".join(long)
+
+
 def test_every_module_is_on_its_packages_map():
     """Each package's docstring names every module in it (``name``), and
     the top package's every subpackage and public module."""
