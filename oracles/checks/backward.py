@@ -10,7 +10,7 @@ from oracles.core.verdicts import AUTOGRAD, CRASH, OUTPUTS, VALUES
 from oracles.judging.check import Check, of_case
 from oracles.judging.gradient_scripts import EAGER_SCRIPT
 from oracles.judging.gradient_verdicts import check_backward
-from oracles.strategies.upstream import upstream_cases, upstream_examples
+from oracles.strategies.tangents import tangent_cases, tangent_examples
 
 CHECK = Check(
     of_case(check_backward),
@@ -18,7 +18,7 @@ CHECK = Check(
     (VALUES, OUTPUTS, CRASH, AUTOGRAD),
     order=1,
     applies=lambda spec: bool(spec.grads),
-    cases=upstream_cases,
-    examples=upstream_examples,
+    cases=tangent_cases,
+    examples=tangent_examples,
     script=EAGER_SCRIPT,
 )

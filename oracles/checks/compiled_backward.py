@@ -29,7 +29,7 @@ from oracles.judging.gradient_verdicts import check_backward, judged_backward
 from oracles.modes.compiled import COMPILED as COMPILED_MODES
 from oracles.modes.compiled import Compiled
 from oracles.modes.mode import Mode
-from oracles.strategies.upstream import upstream_cases, upstream_examples
+from oracles.strategies.tangents import tangent_cases, tangent_examples
 from oracles.triage.stage import stage_at_fault
 
 
@@ -73,8 +73,8 @@ CHECK = Check(
     modes=tuple(mode for mode in COMPILED_MODES.values() if not mode.deploy),
     finish=_stage,
     applies=lambda spec: bool(spec.grads),
-    cases=upstream_cases,
-    examples=upstream_examples,
+    cases=tangent_cases,
+    examples=tangent_examples,
     script=COMPILED_SCRIPT,
     unfit=uncompilable,
 )

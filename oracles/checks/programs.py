@@ -61,7 +61,7 @@ def check_programs(
     found = untriaged(spec, case, mode)
     runs = CompiledEvidence(spec, case, None, mode, program.dynamic, program.intermediate)
     found = triage(found, situation, runs, faults.KNOWN_FAULTS)
-    if found or not case.upstream or not spec.grads:
+    if found or not case.tangents or not spec.grads:
         return found
     found = [_after_backward(f) for f in judged_backward(spec, case, mode, summed=True)]
     return _triaged_backward(spec, case, mode, found)

@@ -85,11 +85,11 @@ def gradient_expectation(
     originals: dict[str, torch.Tensor],
     bind: Callable[[dict[str, torch.Tensor]], dict[str, Any]],
     wrt: list[str],
-    upstream: dict[int, torch.Tensor],
+    tangents: dict[int, torch.Tensor],
 ) -> dict[str, Expected | None]:
     """The float64 gradients of ``program``'s outputs (``reference`` in the
     op's place) with respect to the buffers ``wrt``, each output ``i`` given
-    ``upstream[i]``. A gradient's scale is the gradient of the outputs'
+    ``tangents[i]``. A gradient's scale is the gradient of the outputs'
     gradient scales (``Expected.gradient_scale``: their scales, unless the
     reference writes one) weighted by the upstream gradients' magnitudes: for
     arithmetic linear in each input (a rotation, a selection) that is the sum
@@ -98,8 +98,8 @@ def gradient_expectation(
     leaves = {n: (float64_leaf(b) if n in wrt else b) for n, b in originals.items()}
     outputs, _ = program_expectation(program, reference, leaves, bind, "gradient_scale")
     assert outputs is not None, "upstream gradients come from outputs"
-    value = sum((outputs[i].value * g.to(torch.float64)).sum() for i, g in upstream.items())
-    scale = sum((outputs[i].scale * g.to(torch.float64).abs()).sum() for i, g in upstream.items())
+    value = sum((outputs[i].value * g.to(torch.float64)).sum() for i, g in tangents.items())
+    scale = sum((outputs[i].scale * g.to(torch.float64).abs()).sum() for i, g in tangents.items())
     inputs = [leaves[n] for n in wrt]
     if not isinstance(value, torch.Tensor) or not value.requires_grad:
         raise NotDifferentiable(

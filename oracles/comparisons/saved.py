@@ -17,8 +17,8 @@ from collections.abc import Sequence
 import torch
 
 from oracles.core.findings import Finding
+from oracles.core.gradients import BackwardInput
 from oracles.core.verdicts import FAKE
-from oracles.modes.compiled_program import BackwardInput
 
 
 def _significant(shape: Sequence[int], stride: Sequence[int]) -> tuple[int | None, ...]:

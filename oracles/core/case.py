@@ -115,7 +115,7 @@ class Case:
     program: Program | None = None
     # The layouts of the upstream gradients a backward receives, cycled over
     # the differentiable outputs (``oracles.core.gradients``); empty: contiguous.
-    upstream: tuple[str, ...] = ()
+    tangents: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name, value in self.args.items():
@@ -161,8 +161,8 @@ class Case:
             else:
                 parts.append(f"{name}={value!r}")
         text = ", ".join(parts)
-        if self.upstream:
-            text += f"; upstream gradients {', '.join(self.upstream)}"
+        if self.tangents:
+            text += f"; upstream gradients {', '.join(self.tangents)}"
         return f"{self.label}: {text}" if self.label else text
 
 

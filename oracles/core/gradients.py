@@ -5,8 +5,9 @@ differentiates (``Spec.grads``).
 A real backward rarely receives contiguous upstream gradients: the gradient
 of a transpose arrives transposed, of a slice strided, of a sum or a
 broadcast expanded (stride 0). A Case says, output by output, which of these
-its upstream gradients are (``Case.upstream``, cycled over the outputs), and
-the same seed gives the same values in every run of it.
+its upstream gradients (its tangents, in autograd's word) are
+(``Case.tangents``, cycled over the outputs), and the same seed gives the
+same values in every run of it.
 
 Each differentiated buffer is a leaf; the program receives a copy of it
 (``torch.Tensor.clone``, recorded by autograd), so an op may write its
@@ -25,12 +26,10 @@ from oracles.core.case import Case
 from oracles.core.observation import flatten_outputs
 
 CONTIGUOUS = "contiguous"
-UPSTREAM_LAYOUTS = (CONTIGUOUS, "transposed", "strided", "expanded")
+TANGENT_LAYOUTS = (CONTIGUOUS, "transposed", "strided", "expanded")
 
 
-def upstream_gradient(
-    output: torch.Tensor, layout: str, generator: torch.Generator
-) -> torch.Tensor:
+def tangent_for(output: torch.Tensor, layout: str, generator: torch.Generator) -> torch.Tensor:
     """An upstream gradient for ``output``: its shape and dtype, laid out as
     ``layout`` says where the output's rank allows (else contiguous)."""
     shape = tuple(output.shape)
@@ -68,6 +67,15 @@ def copies(buffers: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     return {n: (b.clone() if b.requires_grad else b) for n, b in buffers.items()}
 
 
+@dataclasses.dataclass(frozen=True)
+class BackwardInput:
+    """A tensor input of a compiled backward, as Inductor compiled for it."""
+
+    name: str  # the backward graph's placeholder: what AOTAutograd saved
+    shape: tuple[int, ...]
+    stride: tuple[int, ...]
+
+
 @dataclasses.dataclass
 class Backward:
     """A program's forward outputs and its gradients with respect to the
@@ -76,7 +84,7 @@ class Backward:
     outputs: tuple | None
     requires_grad: tuple[bool, ...]  # per output: whether autograd records it
     grads: dict[str, torch.Tensor | None]
-    upstream: dict[int, torch.Tensor]  # per output index, the upstream gradient given
+    tangents: dict[int, torch.Tensor]  # per output index, the upstream gradient given
     error: BaseException | None = None
 
 
@@ -90,7 +98,7 @@ def backward(
 ) -> Backward:
     """Run ``forward`` on ``buffers`` (leaves where in ``wrt``), then
     ``torch.autograd.grad`` of its outputs, each with its upstream gradient
-    (``upstream_gradients`` of the Case's ``seed`` and ``layouts``; what
+    (``tangents_for`` of the Case's ``seed`` and ``layouts``; what
     ``given(output, gradient)`` makes of it, where given: a known fault's
     predicted handling of it)."""
     inputs = leaves(buffers, wrt)
@@ -99,25 +107,25 @@ def backward(
     except Exception as error:
         return Backward(None, (), {}, {}, error)
     flags = tuple(isinstance(o, torch.Tensor) and o.requires_grad for o in outputs or ())
-    upstream = upstream_gradients(seed, layouts, outputs or (), flags)
+    tangents = tangents_for(seed, layouts, outputs or (), flags)
     if given is not None:
-        upstream = {i: given(outputs[i], g) for i, g in upstream.items()}  # type: ignore[index]
+        tangents = {i: given(outputs[i], g) for i, g in tangents.items()}  # type: ignore[index]
     grads: dict[str, torch.Tensor | None] = dict.fromkeys(wrt)
-    if upstream:
+    if tangents:
         try:
             got = torch.autograd.grad(
-                [outputs[i] for i in upstream],  # type: ignore[index]
+                [outputs[i] for i in tangents],  # type: ignore[index]
                 [inputs[n] for n in wrt],
-                [upstream[i] for i in upstream],
+                [tangents[i] for i in tangents],
                 allow_unused=True,
             )
         except Exception as error:
-            return Backward(outputs, flags, grads, upstream, error)
+            return Backward(outputs, flags, grads, tangents, error)
         grads = dict(zip(wrt, got, strict=True))
-    return Backward(outputs, flags, grads, upstream)
+    return Backward(outputs, flags, grads, tangents)
 
 
-def upstream_gradients(
+def tangents_for(
     seed: int, layouts: Sequence[str], outputs: Sequence[Any], flags: Sequence[bool]
 ) -> dict[int, torch.Tensor]:
     """Per differentiable output, its upstream gradient in the Case's layout for
@@ -126,6 +134,6 @@ def upstream_gradients(
     generator = torch.Generator().manual_seed(seed + 1)
     layouts = tuple(layouts) or (CONTIGUOUS,)
     return {
-        i: upstream_gradient(outputs[i], layouts[k % len(layouts)], generator)
+        i: tangent_for(outputs[i], layouts[k % len(layouts)], generator)
         for k, i in enumerate(i for i, flag in enumerate(flags) if flag)
     }

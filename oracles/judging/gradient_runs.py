@@ -47,7 +47,7 @@ def eager_backward(
             case.allocate(),
             wrt,
             case.seed,
-            case.upstream,
+            case.tangents,
             given,
         )
     said = [str(w.message) for w in caught if any(n in str(w.message) for n in NO_FORMULA)]
@@ -114,7 +114,7 @@ def compiled_backward(
         return result
 
     with program.settings():  # the backward compiles as the forward did
-        run = backward(forward, case.allocate(), wrt, case.seed, case.upstream)
+        run = backward(forward, case.allocate(), wrt, case.seed, case.tangents)
     vacuity = program.vacuity(evidence[0]) if evidence else None
     if vacuity is None and mode.stage > 0 and run.error is None:
         vacuity = _not_compiled_backward(run, every=case.program is None)
@@ -146,14 +146,14 @@ def _not_compiled_backward(run: Backward, every: bool) -> str | None:
     view's, with the compiled function behind it). Unless ``every``, one
     output that passes it is enough: a drawn program may return views of
     its inputs, which AOTAutograd replays outside the graph."""
-    if not run.upstream:
+    if not run.tangents:
         return "no output of the compiled program requires a gradient: nothing to differentiate"
     eager = []
-    for i in run.upstream:
+    for i in run.tangents:
         node = run.outputs[i].grad_fn  # type: ignore[index]
         if not _behind(node, _compiled_function):
             eager.append(f"out[{i}]'s gradient comes from {type(node).__name__}")
-    if eager and (every or len(eager) == len(run.upstream)):
+    if eager and (every or len(eager) == len(run.tangents)):
         return (
             f"{eager[0]}, and never passes a backward AOTAutograd compiled: autograd "
             "differentiated it eagerly"

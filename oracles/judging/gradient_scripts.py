@@ -26,7 +26,7 @@ def run(forward, case):
         allocate(case),
         WRT,
         case["seed"],
-        case.get("upstream", ()),
+        case.get("tangents", ()),
     )
 
 
@@ -63,7 +63,7 @@ def main():
         failed = f"the program's forward or backward raised eagerly: {error_text(eager.error)}"
         return report([Finding("crash", failed)])
     expected = gradient_expectation(
-        $program, $reference, allocate(case), bind_of(case), WRT, eager.upstream
+        $program, $reference, allocate(case), bind_of(case), WRT, eager.tangents
     )
     found = []
     for name in WRT:
@@ -120,7 +120,7 @@ def main():
     # Inductor may reorder the backward's arithmetic, and a drawn program's
     # gradients are sums it may add up in another order.
     expected = gradient_expectation(
-        $program, $reference, allocate(case), bind_of(case), WRT, eager.upstream
+        $program, $reference, allocate(case), bind_of(case), WRT, eager.tangents
     )
     found = [f for f in found if not f.blocking]
     for name in WRT:

@@ -53,7 +53,7 @@ def check_backward(spec: Spec, case: Case) -> list[Finding]:
         return failed_run(spec, run, "eager")
     if not wrt:  # every differentiated argument is None in this Case
         return []
-    if not run.upstream:
+    if not run.tangents:
         return [
             Finding(
                 AUTOGRAD,
@@ -64,7 +64,7 @@ def check_backward(spec: Spec, case: Case) -> list[Finding]:
     assert spec.reference is not None, "validation refuses grads without a reference"
     try:
         expected = gradient_expectation(
-            around(spec, case), spec.reference, case.allocate(), case.bind, wrt, run.upstream
+            around(spec, case), spec.reference, case.allocate(), case.bind, wrt, run.tangents
         )
     except NotDifferentiable as error:
         raise SpecError(f"spec {spec.name!r}: {error}") from None
@@ -120,7 +120,7 @@ def judged_backward(spec: Spec, case: Case, mode: Mode, summed: bool) -> list[Fi
     wrt, eager, warned = eager_backward(spec, case)
     if formula_inside_kernel(spec.overload, eager.outputs):  # the compile would say less
         return [formula_at_a_backend_key(spec)]
-    if warned is not None or eager.error is not None or (wrt and not eager.upstream):
+    if warned is not None or eager.error is not None or (wrt and not eager.tangents):
         why = (
             warned.split(". ")[0]
             if warned is not None
@@ -168,7 +168,7 @@ def judged_backward(spec: Spec, case: Case, mode: Mode, summed: bool) -> list[Fi
     assert spec.reference is not None, "validation refuses grads without a reference"
     try:
         expected = gradient_expectation(
-            around(spec, case), spec.reference, case.allocate(), case.bind, wrt, eager.upstream
+            around(spec, case), spec.reference, case.allocate(), case.bind, wrt, eager.tangents
         )
     except Exception as error:  # a drawn program the float64 program cannot run
         raised = f"no verdict: the float64 program raised {error_text(error)}"

@@ -29,6 +29,7 @@ from torch._dynamo.backends.registry import lookup_backend
 from torch._inductor.compile_fx import compile_fx, compile_fx_inner
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from oracles.core.gradients import BackwardInput
 from oracles.modes.compile_settings import CompileSettings, settings_of
 
 
@@ -67,15 +68,6 @@ class OpCalls(TorchDispatchMode):
         if func == self.op or any(a is self.op for a in (*args, *kwargs.values())):
             self.count += 1
         return func(*args, **kwargs)
-
-
-@dataclasses.dataclass(frozen=True)
-class BackwardInput:
-    """A tensor input of a compiled backward, as Inductor compiled for it."""
-
-    name: str  # the backward graph's placeholder: what AOTAutograd saved
-    shape: tuple[int, ...]
-    stride: tuple[int, ...]
 
 
 def saved_inputs(graph: torch.fx.GraphModule) -> tuple[BackwardInput, ...] | None:

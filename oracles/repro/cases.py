@@ -39,8 +39,8 @@ def cases_table(cases: Sequence[Case], sizes: Sequence[tuple[int, ...]], buffer:
             )
         lines.append("        },")
         lines.append(f'        "sizes": {literal(tuple(case_sizes))},')
-        if case.upstream:
-            lines.append(f'        "upstream": {literal(tuple(case.upstream))},')
+        if case.tangents:
+            lines.append(f'        "tangents": {literal(tuple(case.tangents))},')
         lines.append("    },")
     lines.append("]")
     return "\n".join(lines)

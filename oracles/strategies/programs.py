@@ -40,7 +40,7 @@ from oracles.core.observation import flatten_outputs
 from oracles.core.program import STEPS, Program, Step
 from oracles.core.spec import Spec
 from oracles.strategies.legality import internally_overlapping, overlap
-from oracles.strategies.upstream import upstream_layouts
+from oracles.strategies.tangents import tangent_layouts
 
 # Steps drawn before and after the op, at most.
 BEFORE = 3
@@ -539,4 +539,4 @@ def program_cases(
     backward = backward and bool(spec.grads) and draw(st.booleans())
     around = dataclasses.replace(spec, bit_exact=False) if backward else spec
     case = dataclasses.replace(case, program=draw(programs(around, case, kinds)))
-    return dataclasses.replace(case, upstream=draw(upstream_layouts())) if backward else case
+    return dataclasses.replace(case, tangents=draw(tangent_layouts())) if backward else case

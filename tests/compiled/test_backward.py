@@ -27,7 +27,7 @@ from oracles.comparisons.expected import gradient_expectation
 from oracles.comparisons.values import within_ulps
 from oracles.core.case import Buffer, Case, View
 from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
-from oracles.core.gradients import Backward, upstream_gradient
+from oracles.core.gradients import Backward, tangent_for
 from oracles.core.program import Program, Step
 from oracles.core.reference import Expected
 from oracles.core.spec import SpecError
@@ -51,7 +51,7 @@ from oracles.runner.property import run_property
 from oracles.strategies.programs import program_cases
 from oracles.strategies.rows import contiguous_model, rows_case
 from oracles.strategies.sampling import sample
-from oracles.strategies.upstream import upstream_cases, upstream_examples
+from oracles.strategies.tangents import tangent_cases, tangent_examples
 from oracles.triage.gradients import OVERLAPPING_OUTPUT_TANGENT, explained_backward
 from suites.catalog import builtin_specs
 from suites.policy import check_examples, selected_modes
@@ -72,20 +72,20 @@ FEW = settings(max_examples=6, database=None)
 
 def _case(spec, layouts):
     """The spec's seed example, its upstream gradients in ``layouts``."""
-    return dataclasses.replace(spec.examples[0], upstream=layouts)
+    return dataclasses.replace(spec.examples[0], tangents=layouts)
 
 
 def test_upstream_gradients_come_in_the_layouts_a_backward_receives():
     shaped = torch.empty(3, 4, dtype=torch.bfloat16)
     generator = torch.Generator().manual_seed(0)
-    assert upstream_gradient(shaped, "contiguous", generator).is_contiguous()
-    assert upstream_gradient(shaped, "transposed", generator).stride() == (1, 3)
-    assert upstream_gradient(shaped, "strided", generator).stride() == (8, 2)
-    assert upstream_gradient(shaped, "expanded", generator).stride() == (0, 1)
+    assert tangent_for(shaped, "contiguous", generator).is_contiguous()
+    assert tangent_for(shaped, "transposed", generator).stride() == (1, 3)
+    assert tangent_for(shaped, "strided", generator).stride() == (8, 2)
+    assert tangent_for(shaped, "expanded", generator).stride() == (0, 1)
 
 
 def test_a_differentiable_op_passes_both_backward_checks():
-    for case in sample(upstream_cases(TORCH_ROPE), 4):
+    for case in sample(tangent_cases(TORCH_ROPE), 4):
         assert check_backward(TORCH_ROPE, case) == [], case.describe()
     run_property(TORCH_ROPE, "compiled_backward", settings(max_examples=2, database=None))
 
@@ -160,7 +160,7 @@ def _hidden_one(dtype: torch.dtype) -> Case:
     """A row of one element: rms_norm's input gradient cancels to next to nothing."""
     buffers = {"input": Buffer((1, 1), dtype), "weight": Buffer((1,), dtype)}
     args = {"input": View("input"), "weight": View("weight"), "epsilon": 1e-6}
-    return Case(buffers, args, seed=3, upstream=("contiguous",))
+    return Case(buffers, args, seed=3, tangents=("contiguous",))
 
 
 def test_a_norms_gradients_are_judged_at_the_scale_its_reference_writes(monkeypatch):
@@ -169,7 +169,7 @@ def test_a_norms_gradients_are_judged_at_the_scale_its_reference_writes(monkeypa
     judged at (``Expected.gradient``): the C++ backward kernel passes, and a
     formula that forgets the second term fails. Judged at the gradient of its
     outputs' scale instead, the right kernel would fail where the terms cancel."""
-    cases = [*upstream_examples(RMS_NORM), *sample(upstream_cases(RMS_NORM), 12)]
+    cases = [*tangent_examples(RMS_NORM), *sample(tangent_cases(RMS_NORM), 12)]
     with RMS_NORM.installed():
         for case in [*cases, _hidden_one(torch.float32)]:
             assert check_backward(RMS_NORM, case) == [], case.describe()
@@ -179,7 +179,7 @@ def test_a_norms_gradients_are_judged_at_the_scale_its_reference_writes(monkeypa
         cancelled = check_backward(RMS_NORM, _hidden_one(torch.float32))
     assert [f.verdict for f in cancelled] == [VALUES]
     with NO_MEAN_TERM.installed():
-        wrong = check_backward(NO_MEAN_TERM, upstream_examples(NO_MEAN_TERM)[0])
+        wrong = check_backward(NO_MEAN_TERM, tangent_examples(NO_MEAN_TERM)[0])
     assert [f.verdict for f in wrong] == [VALUES], wrong
     assert "the gradient of buffer 'input'" in str(wrong[0]) and "[ULP budget 4]" in str(wrong[0])
     assert "declares read-only" not in str(wrong[0])  # it writes nothing
@@ -213,7 +213,7 @@ def test_a_compile_that_differentiates_nothing_is_no_verdict():
     assert [f.verdict for f in found] == [HARNESS], found
     assert "autograd differentiated it eagerly" in str(found[0])
     # A drawn program's backward that proves nothing blocks too.
-    drawn = next(c for c in sample(program_cases(TORCH_ROPE), 4) if c.upstream)
+    drawn = next(c for c in sample(program_cases(TORCH_ROPE), 4) if c.tangents)
     found = check_programs(TORCH_ROPE, drawn, None, dataclasses.replace(dynamo_only, stage=1))
     assert [(f.verdict, f.blocking) for f in found] == [(HARNESS, True)], found
     assert found[0].message.startswith(BACKWARD) and "differentiated it eagerly" in str(found[0])
@@ -302,7 +302,7 @@ def test_gradients_of_data_movement_are_judged_with_the_budget_of_their_sums():
     the float64 gradient differs by rounding the spec's gradient budget allows,
     and a budget of 0 would not."""
     spec = next(s for s in builtin_specs() if s.name == "apply_interleaved_rope_slices")
-    case = dataclasses.replace(spec.examples[0], upstream=("contiguous",))
+    case = dataclasses.replace(spec.examples[0], tangents=("contiguous",))
     assert spec.gradient_budget == 1 and check_backward(spec, case) == []
     exact = dataclasses.replace(spec, grad_ulp_budget=0)
     assert [f.verdict for f in check_backward(exact, case)] == [VALUES]
@@ -335,7 +335,7 @@ def test_the_backward_checks_scripts_reproduce_what_they_found(tmp_path):
         )  # fmt: skip
     transposed = _case(TORCH_ROPE, ("transposed",))
     good = write_repro(TORCH_ROPE, "compiled_backward", [transposed], 0, False, tmp_path / "g.py")
-    assert '"upstream": ("strided",)' in eager.read_text()
+    assert '"tangents": ("strided",)' in eager.read_text()
     bad_eager, bad_compiled, bad_key = _run(eager, compiled, misplaced, cwd=CHECKOUT)
     assert bad_eager.returncode == 1, _explain(bad_eager)
     assert "[values] the gradient of buffer 'qkv'" in bad_eager.stdout
@@ -385,8 +385,8 @@ def test_silu_and_mul_gradients_are_judged_at_the_magnitude_of_their_terms(monke
     second term fails; judged at the gradient of the outputs' scale, the
     right kernel would fail."""
     model = contiguous_model(SILU_FUNCTIONAL_ROWS, 2, torch.float32, 4096, {})
-    wide = dataclasses.replace(rows_case(model, (16,)), upstream=("contiguous",))
-    cases = [*upstream_examples(SILU_FUNCTIONAL), *sample(upstream_cases(SILU_FUNCTIONAL), 12)]
+    wide = dataclasses.replace(rows_case(model, (16,)), tangents=("contiguous",))
+    cases = [*tangent_examples(SILU_FUNCTIONAL), *sample(tangent_cases(SILU_FUNCTIONAL), 12)]
     with SILU_FUNCTIONAL.installed():
         for case in [*cases, wide]:
             assert check_backward(SILU_FUNCTIONAL, case) == [], case.describe()
@@ -415,20 +415,20 @@ def test_a_gradient_scale_adds_up_the_terms_of_an_input_used_beside_the_op():
     program = Program(("input",), (Step("op", (), (), 1),), (1, 0))
     buffers = {"input": Buffer((8, 64), torch.float16)}
     case = Case(buffers, {"input": View("input")}, seed=3, program=program)
-    case = dataclasses.replace(case, upstream=("contiguous",))
+    case = dataclasses.replace(case, tangents=("contiguous",))
     with SILU_FUNCTIONAL.installed():
         wrt, eager, _ = eager_backward(SILU_FUNCTIONAL, case)
 
-        def expected(upstream: dict) -> Expected:
+        def expected(tangents: dict) -> Expected:
             originals = case.allocate()
             function = around(SILU_FUNCTIONAL, case)
             reference = SILU_FUNCTIONAL.reference
-            return gradient_expectation(function, reference, originals, case.bind, wrt, upstream)[
+            return gradient_expectation(function, reference, originals, case.bind, wrt, tangents)[
                 "input"
             ]
 
-        both = expected(eager.upstream)
-        each = [expected({i: g}) for i, g in eager.upstream.items()]
+        both = expected(eager.tangents)
+        each = [expected({i: g}) for i, g in eager.tangents.items()]
     assert torch.allclose(both.scale, each[0].scale + each[1].scale, rtol=1e-12, atol=0)
     gate = case.allocate()["input"][:, :32]
     assert (gate < 0).any(), "the Case must hold negative gates, where the terms had cancelled"
@@ -443,7 +443,7 @@ def test_a_drawn_program_can_end_with_a_backward_through_the_op(tmp_path):
     formula gives a note, not a failure; a right op is silent."""
     programs = CHECKS["programs"]
     with WRONG_BACKWARD_FAKE.installed():
-        drawn = [c for c in sample(program_cases(WRONG_BACKWARD_FAKE), 6) if c.upstream]
+        drawn = [c for c in sample(program_cases(WRONG_BACKWARD_FAKE), 6) if c.tangents]
         judged = [(c, check_programs(WRONG_BACKWARD_FAKE, c, None, INDUCTOR)) for c in drawn]
         failing, found = next((c, f) for c, f in judged if any(x.blocking for x in f))
         script = tmp_path / "p.py"
@@ -453,12 +453,12 @@ def test_a_drawn_program_can_end_with_a_backward_through_the_op(tmp_path):
     assert found[0].message.startswith(BACKWARD) and "stride" in found[0].message
     assert "in the backward" in bug_key(found, INDUCTOR, failing.program)
     with NO_AUTOGRAD.installed():
-        [case] = [c for c in sample(program_cases(NO_AUTOGRAD), 4) if c.upstream][:1]
+        [case] = [c for c in sample(program_cases(NO_AUTOGRAD), 4) if c.tangents][:1]
         [note] = check_programs(NO_AUTOGRAD, case, None, INDUCTOR)
     assert note.verdict == HARNESS and not note.blocking and "autograd kernel was not" in str(note)
     [run] = _run(script, cwd=CHECKOUT)
     assert run.returncode == 1 and "rope_backward_kernel" in run.stdout, _explain(run)
-    for case in [c for c in sample(program_cases(TORCH_ROPE), 4) if c.upstream][:1]:
+    for case in [c for c in sample(program_cases(TORCH_ROPE), 4) if c.tangents][:1]:
         assert check_programs(TORCH_ROPE, case, None, INDUCTOR) == [], case.describe()
 
 
@@ -480,7 +480,7 @@ def test_a_drawn_programs_backward_script_judges_by_the_budget_where_bits_differ
     buffers = {"input": Buffer((5, 5, 2001), torch.float16)}
     view = View("input", (("narrow", 1, 0, 2), ("narrow", 2, 1, 2000), ("permute", (1, 0, 2))))
     case = Case(buffers, {"input": view}, seed=350241, program=program)
-    case = dataclasses.replace(case, upstream=("strided", "contiguous", "transposed"))
+    case = dataclasses.replace(case, tangents=("strided", "contiguous", "transposed"))
     script = tmp_path / "backward.py"
     with SILU_FUNCTIONAL.installed():
         _, eager, _ = eager_backward(SILU_FUNCTIONAL, case)
@@ -502,7 +502,7 @@ def test_a_backward_known_fault_is_matched_by_the_gradients_it_predicts():
     )
     buffers = {"cache": Buffer((3, 11, 64), torch.float32)}
     args = {"x": View("cache", (("narrow", -1, 0, 32),)), "mrope_section": [8, 12, 12]}
-    case = Case(buffers, args, seed=1, program=program, upstream=("contiguous",))
+    case = Case(buffers, args, seed=1, program=program, tangents=("contiguous",))
     [found] = check_programs(spec, case, None, INDUCTOR)
     if not OVERLAPPING_OUTPUT_TANGENT.affects():
         pytest.skip(f"torch {torch.__version__} is not known to have the fault")
@@ -521,7 +521,7 @@ def test_a_drawn_programs_gradient_layout_is_a_note():
     program = Program(("x",), (Step("op", (), (), 1),), (1, 0))
     buffers = {"cache": Buffer((4, 3, 46), torch.float32)}
     args = {"x": View("cache", (("permute", (1, 2, 0)),)), "mrope_section": [1, 2, 1]}
-    case = Case(buffers, args, seed=1, program=program, upstream=("contiguous", "contiguous"))
+    case = Case(buffers, args, seed=1, program=program, tangents=("contiguous", "contiguous"))
     with spec.installed():
         [note] = check_programs(spec, case, None, INDUCTOR)
         own = check_compiled_backward(spec, dataclasses.replace(case, program=None), None, INDUCTOR)

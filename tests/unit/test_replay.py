@@ -29,7 +29,7 @@ def _replay() -> Replay:
         seed=7,
         label="a label",
         program=program,
-        upstream=("permuted",),
+        tangents=("permuted",),
     )
     return Replay("spec", "programs", (case, case), 1, True, "inductor")
 
