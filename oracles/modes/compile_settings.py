@@ -13,6 +13,8 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
+from oracles.modes.deployment import Deployment
+
 
 def _no_settings() -> AbstractContextManager[None]:
     return contextlib.nullcontext()
@@ -33,11 +35,9 @@ class CompileSettings:
     only_inexact: bool = False  # only for specs with bit_exact=False
     autograd_cache: bool = False  # AOTAutograd's cache on (as torch ships it)
     script_setup: str = ""  # what a repro script runs for ``settings``
-    # "export" or "aoti": deployed through torch.export (and AOTInductor)
-    # instead of torch.compile (``oracles.modes.deployed_program``)
-    deploy: str = ""
-    # exported strictly: traced by Dynamo, not by running the program on fakes
-    strict: bool = False
+    # deployed through torch.export (and AOTInductor) instead of
+    # torch.compile (``oracles.modes.deployed_program``), or None
+    deploy: Deployment | None = None
 
 
 # The settings every compiled run patches, as (config module, key, value); a

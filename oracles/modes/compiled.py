@@ -160,14 +160,14 @@ EXPORT_STRICT = dataclasses.replace(
     EXPORT,
     name="export_strict",
     what="torch.export (strict: traced by Dynamo; the exported program run)",
-    strict=True,
+    deploy=deployment.EXPORT_STRICT,
 )
 
 
 def stages_before(mode: Compiled) -> tuple[Compiled, ...]:
     """The stages that run before ``mode``, in order: torch.compile's, or
     for AOTInductor the exported program it compiles."""
-    if mode.deploy == deployment.AOTI:
+    if mode.deploy is not None and mode.deploy.packaged:
         return (EXPORT,)
     if mode.deploy:
         return ()

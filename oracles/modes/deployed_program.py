@@ -23,7 +23,6 @@ from typing import Any
 import torch
 from torch.export import Dim
 
-from oracles.modes import deployment
 from oracles.modes.compiled_program import (
     CompiledCall,
     OpCalls,
@@ -59,6 +58,8 @@ class DeployedProgram(TracedProgram):
         self._deployed: dict[tuple, Callable[..., Any]] = {}
 
     def _deploy(self, inputs: Sequence[Any]) -> Callable[..., Any]:
+        deployment = self.mode.deploy
+        assert deployment is not None, f"{self.mode.name} deploys nothing"
         # Sizes 0 and 1 specialize anyway (as in Dynamo); export warns of each.
         dims = tuple(
             {d: Dim.AUTO for d, n in enumerate(v.shape) if n > 1}
@@ -70,10 +71,10 @@ class DeployedProgram(TracedProgram):
             _Module(self.program),
             tuple(inputs),
             dynamic_shapes=(dims,) if self.dynamic else None,
-            strict=self.mode.strict,
+            strict=deployment.strict,
         )
         self._traced(exported.graph)
-        if self.mode.deploy == deployment.EXPORT:
+        if not deployment.packaged:
             return exported.module()
         # The loaded package needs its file no more: none is left behind for
         # another worker's package of the same name to replace.

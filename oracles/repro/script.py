@@ -352,8 +352,8 @@ def compile_settings(mode: Compiled) -> str:
     lines.append(f"MODE = {literal(mode.name)}")
     lines.append(f"BACKEND = {literal(mode.backend)}")
     if mode.deploy:
-        lines.append(f"DEPLOY = {literal(mode.deploy)}")
-        lines.append(f"STRICT = {literal(mode.strict)}")
+        lines.append(f"PACKAGED = {literal(mode.deploy.packaged)}")
+        lines.append(f"STRICT = {literal(mode.deploy.strict)}")
     lines.append(_DEPLOYED.strip("\n") if mode.deploy else _COMPILED.strip("\n"))
     return "\n".join(lines) + "\n"
 
@@ -397,7 +397,7 @@ def compile_program(model):
             exported = torch.export.export(
                 Program(model), inputs, dynamic_shapes=(dims,) if DYNAMIC else None, strict=STRICT
             )
-            if DEPLOY == "export":
+            if not PACKAGED:
                 deployed[key] = exported.module()
             else:
                 import tempfile

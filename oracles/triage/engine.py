@@ -75,7 +75,7 @@ from oracles.core.verdicts import (
     OUTPUTS,
 )
 from oracles.modes.compiled import Compiled
-from oracles.modes.deployment import AOTI, EXPORT
+from oracles.modes.deployment import VIAS, Deployment
 from oracles.triage.predictions import PREDICTORS, Prediction
 from oracles.triage.switches import SWITCHES, Switch, together
 
@@ -104,7 +104,7 @@ class Situation:
     writes: bool  # the op declares in-place writes (or the program writes)
     kinds: tuple[str, ...] = ()  # the kinds of Step of a drawn program around the op
     written_through: frozenset[str] = frozenset()  # view kinds the program writes through
-    deploy: str = ""  # how a deployment Mode ran it (``Compiled.deploy``), or ""
+    deploy: Deployment | None = None  # how a deployment Mode ran it (``Compiled.deploy``)
 
     def facts(self) -> frozenset[str]:
         """What holds of it, in the words a fault's ``when`` uses (see ``FACTS``)."""
@@ -120,7 +120,7 @@ class Situation:
             [fact for fact, holds in held.items() if holds]
             + [f"step {kind}" for kind in self.kinds]
             + [f"a write through {kind}" for kind in self.written_through]
-            + ([f"deployed by {self.deploy}"] if self.deploy else [])
+            + ([f"deployed by {self.deploy.via}"] if self.deploy else [])
         )
 
 
@@ -133,7 +133,7 @@ FACTS = frozenset(
     ["dynamic", "writes", "a -0.0 argument", "a read elsewhere", "a write step"]
     + [f"step {kind}" for kind in STEPS]
     + [f"a write through {kind}" for kind in ("unfold", "as_strided")]
-    + [f"deployed by {how}" for how in (EXPORT, AOTI)]
+    + [f"deployed by {via}" for via in VIAS]
 )
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 
 from oracles.core.verdicts import VERDICTS
+from oracles.modes.deployment import DEPLOYMENTS
 from oracles.triage.engine import (
     CULPRIT,
     EVIDENCE,
@@ -35,7 +36,6 @@ from oracles.triage.engine import (
 )
 from oracles.triage.predictions import PREDICTORS
 from oracles.triage.switches import SWITCHES
-from upstream.deployed import HOW as DEPLOYMENTS
 
 
 class FaultEntryError(ValueError):

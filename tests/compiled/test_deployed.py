@@ -66,7 +66,7 @@ def test_the_exported_program_agrees_where_inductor_writes_back_at_offset_0(
     monkeypatch.setattr(torch.export, "export", recording_export)
     assert check_compiled(WRITE_BACK, TWO_NARROWS, BATCH, mode) == []
     assert check_compiled(WRITE_BACK, TWO_NARROWS, None, mode) == []
-    assert strict and set(strict) == {mode.strict}
+    assert strict and set(strict) == {mode.deploy.strict}
 
 
 @EXPORTS
@@ -137,7 +137,7 @@ def test_a_deployed_script_exports_each_case_as_the_suite_did(mode, tmp_path) ->
     script = write_repro(WRITE_BACK, "compiled", cases, 1, True, tmp_path / "repro.py", mode.name)
     text = script.read_text()
     assert "torch.export.export(" in text and "DYNAMIC = True" in text
-    assert f"STRICT = {mode.strict}" in text
+    assert f"STRICT = {mode.deploy.strict}" in text
     assert "of a batch of 2 whose Cases are each exported on their own, with dynamic" in text
     assert "torch.compile(" not in text.split("def compile_program", 1)[1]
     [result] = _run(script, cwd=tmp_path)

@@ -16,10 +16,12 @@ from oracles.core.program import STEPS
 from oracles.core.verdicts import VERDICTS
 from oracles.core.views import VIEW_OPS, apply_view_ops, view_expression, view_ranks
 from oracles.modes.compiled import COMPILED
+from oracles.modes.deployment import DEPLOYMENTS
 from oracles.triage.engine import UPSTREAM, Situation
 from oracles.triage.faults import FAULTS, KNOWN_FAULTS, FaultEntryError, _fault
 from oracles.triage.switches import SWITCHES, together
 from suites.policy import PROFILES, current, selected_modes
+from upstream.deployed import HOW
 
 
 def test_every_check_is_found_in_order_and_names_registered_verdicts():
@@ -43,6 +45,13 @@ def test_a_check_that_can_block_writes_a_repro_script():
     for check in CHECKS.values():
         blocks = check.name != "domain_edges"  # its Findings never block
         assert (check.script is not None) == blocks, check.name
+
+
+def test_each_deployment_is_named_once_and_its_standalone_script_takes_those_names():
+    deployed = {mode.deploy.name: name for name, mode in COMPILED.items() if mode.deploy}
+    assert deployed == {name: name for name in DEPLOYMENTS}, "a deployment Mode is named for it"
+    # upstream/deployed.py runs with plain torch, so it spells them itself.
+    assert HOW == tuple(DEPLOYMENTS)
 
 
 def test_program_views_are_the_cases_views_made_and_written_one_way():
