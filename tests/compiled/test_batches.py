@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from families.rope.cases import rope_cases
 from oracles.core.case import Buffer, Case, View
 from oracles.core.findings import CheckFailure
+from oracles.core.meter import SPENT
 from oracles.core.signature import BatchError, batch_signature, bind, signature_of
 from oracles.core.spec import Spec
-from oracles.modes.cache import compiled_programs
 from oracles.runner.property import run_property
 
 
@@ -82,9 +82,9 @@ def _spec(program=lambda op, **args: op(**args)) -> Spec:
 
 
 def test_a_batch_compiles_once_for_all_its_cases():
-    before = compiled_programs().compiles
+    before = SPENT.compiles
     run_property(_spec(), "compiled", settings(max_examples=40, database=None), batch_size=10)
-    assert compiled_programs().compiles - before <= 4  # 40 Cases, 4 batches
+    assert SPENT.compiles - before <= 4  # 40 Cases, 4 batches
 
 
 def test_a_failure_in_a_batch_names_the_case_and_its_batch():

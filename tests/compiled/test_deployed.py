@@ -18,6 +18,7 @@ from oracles.core.case import Buffer, Case, View
 from oracles.core.program import Program, Step
 from oracles.core.signature import batch_signature
 from oracles.core.verdicts import VALUES
+from oracles.modes import deployment
 from oracles.modes.cache import use_cache_root
 from oracles.modes.compiled import COMPILED
 from oracles.modes.eager import EAGER
@@ -245,8 +246,8 @@ def test_the_copy_faults_predict_a_copy_laid_out_as_aoti_lays_it_out() -> None:
 def test_the_aoti_faults_apply_to_aoti_alone() -> None:
     case = dataclasses.replace(CORRECT_CASE, program=ROW_WRITTEN_TWICE)
     fault = faults.FAULTS["aoti_returned_view_copy"]
-    assert fault.applies(Situation(case, False, True, deploy="aoti"))
-    for deploy in ("", "export"):
+    assert fault.applies(Situation(case, False, True, deploy=deployment.AOTI))
+    for deploy in (None, deployment.EXPORT, deployment.EXPORT_STRICT):
         assert not fault.applies(Situation(case, False, True, deploy=deploy))
 
 
@@ -286,7 +287,9 @@ def test_a_miscompile_in_the_copy_faults_shape_stays_blocking(
     around the copy faults' own programs: the copy is there too, but the
     values are not the predicted copy's, so no copy fault explains them."""
     tripled = dataclasses.replace(
-        fault_modes()["inductor_tripled_doubling"], name="aoti_tripled_doubling", deploy="aoti"
+        fault_modes()["inductor_tripled_doubling"],
+        name="aoti_tripled_doubling",
+        deploy=deployment.AOTI,
     )
     found = check_programs(WHOLE, dataclasses.replace(block, program=program), None, tripled)
     assert "values" in {f.verdict for f in found if f.blocking}, found

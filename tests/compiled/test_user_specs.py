@@ -22,9 +22,9 @@ from oracles.checks.domain_edges import check_domain_edges
 from oracles.core.case import DEFAULT, Buffer, Case, CaseError, View
 from oracles.core.domain import Domain, edge_cases
 from oracles.core.findings import CheckFailure
+from oracles.core.meter import SPENT
 from oracles.core.reference import Expectation, exact
 from oracles.core.spec import Spec, SpecError
-from oracles.modes.cache import compiled_programs
 from oracles.repro.inliner import Inliner
 from oracles.repro.loading import OpLoading, _import_module_lines, fake_registration
 from oracles.repro.script import write_repro
@@ -225,9 +225,9 @@ def test_a_spec_without_batches_compiles_once_per_batch():
         )
 
     spec = Spec("rows", _copy, st.integers(2, 40).map(rows), None)
-    before = compiled_programs().compiles
+    before = SPENT.compiles
     run_property(spec, "compiled", settings(max_examples=40, database=None), batch_size=10)
-    assert compiled_programs().compiles - before <= 4  # 40 Cases, 4 batches
+    assert SPENT.compiles - before <= 4  # 40 Cases, 4 batches
 
 
 def _shifted_reference(x, by=1, wrap=False):
