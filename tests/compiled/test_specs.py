@@ -16,6 +16,7 @@ from kernels import build
 from oracles.core.spec import Spec, SpecError, Unavailable
 from oracles.runner.loading import load_specs, validate
 from suites import test_conformance
+from tests.collecting import collect
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 
@@ -126,57 +127,63 @@ def test_bad_command_line_input_gets_one_line(option, says, tmp_path):
 
 
 def test_k_selects_by_family_and_by_spec_name():
-    selected = _pytest("-k", "rope").stdout
-    assert "test_fake[rope-rotary_embedding]" in selected
-    by_name = _pytest("-k", "rotary_embedding_torch").stdout
-    assert "test_compiled[rope-rotary_embedding_torch-inductor]" in by_name
-    assert "test_compiled[rope-rotary_embedding-inductor]" not in by_name
+    selected, by_name = collect(["-k", "rope"], ["-k", "rotary_embedding_torch"])
+    assert "test_fake[rope-rotary_embedding]" in selected.stdout
+    assert "test_compiled[rope-rotary_embedding_torch-inductor]" in by_name.stdout
+    assert "test_compiled[rope-rotary_embedding-inductor]" not in by_name.stdout
 
 
 def test_a_run_of_user_specs_runs_only_what_concerns_them():
-    user = _pytest(f"--specs={CHECKOUT / 'tests' / 'user_specs' / 'argument_specs.py'}").stdout
-    assert "test_fake[" in user
-    assert "test_known_fault" not in user and "NOTSET" not in user
+    user, nightly, ci, dev = collect(
+        [f"--specs={CHECKOUT / 'tests' / 'user_specs' / 'argument_specs.py'}"],
+        ["--hypothesis-profile=nightly"],
+        ["--hypothesis-profile=ci"],
+        [],
+    )
+    assert "test_fake[" in user.stdout
+    assert "test_known_fault" not in user.stdout and "NOTSET" not in user.stdout
     # The nightly runs the known faults' scripts; the PR gate and the quick dev run do not.
-    assert "test_known_fault[dynamic_write_back]" in _pytest("--hypothesis-profile=nightly").stdout
-    assert "test_known_fault" not in _pytest("--hypothesis-profile=ci").stdout
-    assert "test_known_fault" not in _pytest().stdout
+    assert "test_known_fault[dynamic_write_back]" in nightly.stdout
+    assert "test_known_fault" not in ci.stdout
+    assert "test_known_fault" not in dev.stdout
 
 
 def test_spec_selects_exactly_one_spec_by_name():
-    selected = _pytest("--spec", "rms_norm").stdout
-    assert "test_fake[norm-rms_norm]" in selected
-    assert "rms_norm_triton" not in selected and "fused_add_rms_norm" not in selected
-    unknown = _pytest("--spec", "rms_nrom")
+    selected, unknown = collect(["--spec", "rms_norm"], ["--spec", "rms_nrom"])
+    assert "test_fake[norm-rms_norm]" in selected.stdout
+    assert "rms_norm_triton" not in selected.stdout and "fused_add_rms_norm" not in selected.stdout
     assert unknown.returncode != 0
     assert "--spec: no spec rms_nrom; the specs are " in unknown.stderr
 
 
 def test_k_selects_a_mode_and_profiles_choose_modes():
+    *runs, wrong = collect(
+        [],
+        ["--modes=all", "-k", "inductor_triton"],
+        ["--modes=all", "-k", "triton"],
+        ["--modes=all", "-k", "no_size_asserts"],
+        ["--hypothesis-profile=ci"],
+        ["--hypothesis-profile=nightly", "-k", "rotary_embedding_triton-"],
+        ["--hypothesis-profile=ci", "--modes=aot_eager"],
+        ["--hypothesis-profile=ci", "--modes=inductor_no_size_asserts"],
+        ["--modes=inductor_tritn"],
+    )
+    dev, triton, every_triton, no_asserts, ci, nightly, chosen, forced = (r.stdout for r in runs)
     # dev runs inductor alone; --modes=all selects every compiled Mode.
-    dev = _pytest().stdout
     assert "test_compiled[rope-rotary_embedding-inductor]" in dev and "-inductor_triton]" not in dev
-    triton = _pytest("--modes=all", "-k", "inductor_triton").stdout
     assert "test_compiled[rope-rotary_embedding-inductor_triton]" in triton
     assert "-inductor]" not in triton and "test_fake" not in triton
     # -k triton also selects the Triton kernels' specs, in every check.
-    every_triton = _pytest("--modes=all", "-k", "triton").stdout
     assert "test_fake[rope-triton-rotary_embedding_triton]" in every_triton
-    no_asserts = _pytest("--modes=all", "-k", "no_size_asserts").stdout
     assert "test_compiled[rope-rotary_embedding_functional-inductor_no_size_asserts]" in no_asserts
     # The ci profile, the PR gate, runs inductor alone, the nightly every
     # Mode; --modes chooses others.
-    ci = _pytest("--hypothesis-profile=ci").stdout
     assert "test_compiled[rope-rotary_embedding-inductor]" in ci
     assert "-inductor_triton]" not in ci and "-inductor_no_size_asserts]" not in ci
-    nightly = _pytest("--hypothesis-profile=nightly", "-k", "rotary_embedding_triton-").stdout
     assert "rotary_embedding_triton-inductor_no_size_asserts]" in nightly
-    chosen = _pytest("--hypothesis-profile=ci", "--modes=aot_eager").stdout
     assert "-aot_eager]" in chosen and "-inductor]" not in chosen
     assert "test_fake[rope-rotary_embedding]" in chosen
-    forced = _pytest("--hypothesis-profile=ci", "--modes=inductor_no_size_asserts").stdout
     assert "test_compiled[rope-triton-rotary_embedding_triton-inductor_no_size_asserts]" in forced
-    wrong = _pytest("--modes=inductor_tritn")
     assert "--modes: no Mode inductor_tritn; the compiled Modes are inductor, " in wrong.stderr
 
 
