@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import settings
 
@@ -10,12 +12,24 @@ from oracles.core.findings import CheckFailure
 from oracles.core.spec import Spec
 from oracles.runner.property import run_property
 from suites import zoo
+from suites.policy import PROFILES
 
 needs_kernels = pytest.mark.skipif(
     toolchain_problem() is not None, reason=f"C++ kernels unavailable: {toolchain_problem()}"
 )
 
 CI = settings.get_profile("ci")
+GATE = PROFILES["ci"]
+
+
+def _as_the_gate_runs(check: str) -> dict:
+    """The budget the ci gate gives ``check``: its examples, and its Cases
+    in the gate's number of compiled batches."""
+    examples = GATE.check_examples.get(check)
+    return {
+        "base": CI if examples is None else settings(CI, max_examples=examples),
+        "batch_size": math.ceil(GATE.max_examples / GATE.compiled_batches),
+    }
 
 
 def zoo_spec(name: str) -> Spec:
@@ -24,11 +38,12 @@ def zoo_spec(name: str) -> Spec:
 
 
 def failure(spec: Spec, check: str) -> str:
-    """The message of the CheckFailure the check must raise in the ci profile."""
+    """The message of the CheckFailure the check must raise as the ci gate runs it."""
     with pytest.raises(CheckFailure) as info:
-        run_property(spec, check, CI)
+        run_property(spec, check, **_as_the_gate_runs(check))
     return str(info.value)
 
 
 def passes(spec: Spec, check: str) -> None:
-    run_property(spec, check, CI)
+    """The check passes as the ci gate runs it."""
+    run_property(spec, check, **_as_the_gate_runs(check))
