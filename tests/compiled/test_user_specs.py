@@ -345,10 +345,16 @@ def test_a_schema_torch_compile_refuses_fails_once_unshrunk(check):
             {"x": View("a"), "y": View("b")},
         )
     )
-    spec = Spec("returns_writes", "user_returns::add_", cases, None)
+    example = Case(
+        {"a": Buffer((3,), torch.float32), "b": Buffer((3,), torch.float32)},
+        {"x": View("a"), "y": View("b")},
+    )
+    spec = Spec("returns_writes", "user_returns::add_", cases, None, examples=(example,))
     with pytest.raises(CheckFailure) as info:
         run_property(spec, check, settings.get_profile("ci"))
     [failure] = info.value.failures
+    # Every Case fails alike: no advice to rerun for a generated Case instead.
+    assert "--skip-examples" not in failure.heading, failure.heading
     [finding] = [f for f in failure.findings if f.blocking]
     assert finding.verdict == "compiled"
     assert "cannot compile user_returns.add_.default on any Case" in finding.message
