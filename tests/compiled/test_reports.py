@@ -22,7 +22,7 @@ def test_json_report_holds_the_findings_of_a_failing_check(tmp_path):
     report = tmp_path / "report.json"
     result = subprocess.run(
         [
-            sys.executable, "-m", "pytest", "-q", "--specs", "suites/zoo.py",
+            sys.executable, "-m", "pytest", "-n", "0", "-q", "--specs", "suites/zoo.py",
             "-k", "gemma4 and (test_fake or test_reference)", f"--report-json={report}",
             f"--junitxml={tmp_path / 'junit.xml'}", f"--report-md={tmp_path / 'run.md'}",
             f"--repro-dir={tmp_path / 'repro'}",
@@ -102,7 +102,7 @@ def test_non_blocking_findings_of_a_passing_check_reach_the_warnings_summary(tmp
     specs = tmp_path / "row_specs.py"
     specs.write_text(SIZE_ONE_STRIDES)
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", f"--specs={specs}", "-k", "test_fake", "-p",
+        [sys.executable, "-m", "pytest", "-n", "0", "-q", f"--specs={specs}", "-k", "test_fake", "-p",
          "no:cacheprovider"],
         cwd=CHECKOUT, capture_output=True, text=True,
     )  # fmt: skip
@@ -114,7 +114,7 @@ def test_non_blocking_findings_of_a_passing_check_reach_the_warnings_summary(tmp
 @needs_kernels
 def test_a_failing_check_fits_on_a_screen_and_says_how_to_reproduce_it(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "--specs=suites/zoo.py", f"--repro-dir={tmp_path}",
+        [sys.executable, "-m", "pytest", "-n", "0", "--specs=suites/zoo.py", f"--repro-dir={tmp_path}",
          "-k", "(gemma4 and test_compiled) or (2d_fake and test_fake)", "--modes=inductor"],
         cwd=CHECKOUT, capture_output=True, text=True,
     )  # fmt: skip
@@ -125,7 +125,7 @@ def test_a_failing_check_fits_on_a_screen_and_says_how_to_reproduce_it(tmp_path)
     for section in sections:
         assert len(section.splitlines()) <= 150, section
         assert "rerun this Case: pytest 'suites/test_conformance.py::test_" in section
-        assert "--specs=suites/zoo.py --replay=" in section
+        assert "--specs=suites/zoo.py -n 0 --replay=" in section
         assert "standalone repro (plain torch): python " in section
     assert "torch.__trace" not in output and "USDT" not in output
     assert "Traceback" not in output and "@reproduce_failure" not in output
@@ -179,7 +179,7 @@ def test_a_run_ends_with_what_it_covered_and_records_what_it_spent(tmp_path):
     specs = CHECKOUT / "tests" / "user_specs" / "argument_specs.py"
     result = subprocess.run(
         [
-            sys.executable, "-m", "pytest", f"--specs={specs}", "-k", "pick and not programs",
+            sys.executable, "-m", "pytest", "-n", "0", f"--specs={specs}", "-k", "pick and not programs",
             f"--report-json={report}",
         ],
         cwd=CHECKOUT, capture_output=True, text=True,
@@ -203,7 +203,7 @@ def test_a_budget_of_compiles_is_what_the_compiling_checks_spend(tmp_path):
     specs = CHECKOUT / "tests" / "user_specs" / "argument_specs.py"
     result = subprocess.run(
         [
-            sys.executable, "-m", "pytest", f"--specs={specs}", "--spec=pick", "-k",
+            sys.executable, "-m", "pytest", "-n", "0", f"--specs={specs}", "--spec=pick", "-k",
             "compiled or programs", "--compiles=1", f"--report-json={report}",
         ],
         cwd=CHECKOUT, capture_output=True, text=True,
@@ -215,7 +215,7 @@ def test_a_budget_of_compiles_is_what_the_compiling_checks_spend(tmp_path):
     assert compiled["cases"] >= 20 and (compiled["signatures"] > 1) <= _explained(compiled)
     assert runs["programs"]["cases"] == 1
     none = subprocess.run(
-        [sys.executable, "-m", "pytest", "--compiles=0", "--collect-only"],
+        [sys.executable, "-m", "pytest", "-n", "0", "--compiles=0", "--collect-only"],
         cwd=CHECKOUT, capture_output=True, text=True,
     )  # fmt: skip
     assert none.returncode != 0 and "--compiles must be at least 1, got 0" in none.stderr

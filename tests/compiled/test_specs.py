@@ -95,7 +95,7 @@ def test_missing_compiler_is_named(monkeypatch):
 
 def _pytest(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", *args],
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", *args],
         cwd=CHECKOUT,
         capture_output=True,
         text=True,
