@@ -94,7 +94,8 @@ ABOUT: dict[str, About] = {
     METADATA: About(
         "another shape, dtype, device, significant stride or storage offset",
         "yes",
-        "make the fake's layout the kernel's (`empty_like` of a strided input is a common cause)",
+        "make the fake's layout the kernel's: the same strides and offset, not a fresh "
+        "contiguous tensor where the kernel returns a view",
     ),
     SIZE_1_STRIDES: About(
         "strides differ only in dimensions of size 1",
