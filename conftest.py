@@ -92,8 +92,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="NAMES",
         help="the compiled Modes to run, comma-separated, or 'all' (default: the "
-        "Hypothesis profile's; see the README); an injected compiler fault runs only "
-        "where named",
+        "Hypothesis profile's; see docs/reference/profiles.md); an injected compiler fault "
+        "runs only where named",
     )
     parser.addoption(
         "--reverse",

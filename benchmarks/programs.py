@@ -3,7 +3,7 @@ distinct bugs per hour, on this machine, in one run.
 
 Run from the checkout:  python -m benchmarks.programs [--minutes 60]
                         [--modes inductor] [--specs FILE_OR_MODULE ...]
-                        [--examples 25] [--out DIR]
+                        [--examples 25] [--out DIR] [--results]
 
 It runs the programs check over every spec (the built-in catalog, or
 ``--specs``) in turn, ``--examples`` programs per spec and Mode a round,
@@ -12,8 +12,9 @@ shrunk and cut down to its fewest Steps, keyed by symptom, Mode, static or
 dynamic shapes and the kinds of Step left (``oracles.checks.programs.bug_key``), and
 written as a standalone repro under ``--out``; a known compiler fault that
 explains a program is counted once per fault. The table of distinct bugs
-(new, or the known fault or upstream issue they match) goes to its section
-of ``benchmarks/RESULTS.md`` and, in full, to ``--out``/programs.md.
+(new, or the known fault or upstream issue they match) is printed and goes,
+in full, to ``--out``/programs.md; with ``--results`` also to its section of
+the tracked ``benchmarks/RESULTS.md``.
 """
 
 from __future__ import annotations
@@ -175,7 +176,9 @@ def main() -> None:
     parser.add_argument("--specs", action="append", default=[])
     parser.add_argument("--examples", type=int, default=25)
     parser.add_argument("--out", type=Path, default=CHECKOUT / "reports" / "out" / "programs")
-    parser.add_argument("--no-results", action="store_true", help="leave RESULTS.md as it is")
+    parser.add_argument(
+        "--results", action="store_true", help="write the table into benchmarks/RESULTS.md too"
+    )
     options = parser.parse_args()
     try:
         specs = [s for t in options.specs for s in load_specs(t)] or builtin_specs()
@@ -193,7 +196,7 @@ def main() -> None:
     options.out.mkdir(parents=True, exist_ok=True)
     (options.out / "programs.md").write_text(f"{text}\n\n{programs}\n")
     print(text)
-    if not options.no_results:
+    if options.results:
         from benchmarks.results import update
 
         update("programs", "## Generated programs\n\n" + text)

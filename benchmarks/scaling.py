@@ -8,8 +8,8 @@ Run from the checkout:  python -m benchmarks.scaling [--ops 10 50 100]
 Each size runs ``pytest --hypothesis-profile=ci --specs=benchmarks/scaling_specs.py``
 in a process of its own, into a fresh Inductor cache, and reads its JSON
 report; ``--warm`` runs it again at once into the same cache, as a CI job
-that keeps its cache between runs (README, "Warm caches in CI"). ``--gate``
-runs the built-in ci gate (every family, check and ci Mode, the known
+that keeps its cache between runs (docs/how-to/ci-gate.md, "Warm caches").
+``--gate`` runs the built-in ci gate (every family, check and ci Mode, the known
 faults' scripts) instead of the generated namespaces, cold and warm. It
 prints, per run, the wall time, the core-seconds per op (per spec, for the
 built-in gate), and where they go: per check (the compiled check's include

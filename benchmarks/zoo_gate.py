@@ -7,8 +7,9 @@ It runs ``pytest --specs=suites/zoo.py`` in the profile (cold, into a fresh
 Inductor cache), reads its JSON report and writes, per zoo spec, the tests
 that failed with a blocking Finding and the Verdicts they gave. A zoo spec
 that no test of the profile fails is named: only a deeper profile (or a
-Mode the profile leaves out) can catch it. The table goes to the README's
-section of the zoo (between its ``zoo-gate`` markers) and is printed.
+Mode the profile leaves out) can catch it. The table is printed and goes to
+the catalog's reference page, ``docs/reference/catalog.md`` (between its
+``zoo-<profile>`` markers).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from benchmarks.gate import run_gate
 from benchmarks.results import update
 
 CHECKOUT = Path(__file__).resolve().parent.parent
+CATALOG = CHECKOUT / "docs" / "reference" / "catalog.md"
 
 
 def run(profile: str, workers: int, out: Path) -> tuple[list[dict], float]:
@@ -76,14 +78,16 @@ def main() -> None:
     parser.add_argument("--profile", default="ci")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=CHECKOUT / "reports" / "out" / "zoo")
-    parser.add_argument("--no-results", action="store_true", help="leave README.md as it is")
+    parser.add_argument(
+        "--no-results", action="store_true", help="leave docs/reference/catalog.md as it is"
+    )
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
     results, wall = run(options.profile, options.workers, options.out)
     text = table(caught(results), options.profile, wall)
     print(text)
     if not options.no_results:
-        update(f"zoo-{options.profile}", text, CHECKOUT / "README.md")
+        update(f"zoo-{options.profile}", text, CATALOG)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The matrix as Markdown, for a CI job summary or the README."""
+"""The matrix as Markdown, for a CI job summary or a docs page."""
 
 from __future__ import annotations
 

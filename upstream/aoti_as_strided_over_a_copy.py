@@ -15,7 +15,12 @@ past the end of its storage, so reading it reads memory it does not own;
 2.15 refuses that program instead ("as_strided(...) requires 314 elements but
 buf2 holds only 35"). Found by the suite's generated programs (around
 silu_and_mul in its Triton form and apply_chunked_sections) in its ``aoti``
-Mode. No upstream report found.
+Mode.
+
+Upstream: pytorch/pytorch#197431 (open), and its fix pytorch/pytorch#197712
+("Realize the base of a view used by as_strided instead of copying it").
+The 2.15 refusal is the guard pytorch/pytorch#192227 added
+(``aoti_as_strided_refused.py``).
 
 Run: ``python upstream/aoti_as_strided_over_a_copy.py`` (exit status 1 where
 it reproduces).

@@ -9,7 +9,9 @@ view as a buffer of its own 35 elements, and the lowering of the
 50, 2], 113) requires 314 elements but buf2 holds only 35`` (torch 2.15).
 Torch 2.13 and 2.14 compile it and return a view past the end of its storage
 instead (``aoti_as_strided_over_a_copy.py``). Found by the suite's generated
-programs in its ``aoti`` Mode. No upstream report found.
+programs in its ``aoti`` Mode. The error is the guard that
+pytorch/pytorch#192227 added to the lowering of ``as_strided``; the copy
+behind it is pytorch/pytorch#197431 (fix pytorch/pytorch#197712).
 
 Run: ``python upstream/aoti_as_strided_refused.py`` (exit status 1 where it
 reproduces).

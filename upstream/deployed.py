@@ -16,7 +16,7 @@ Run: ``python upstream/deployed.py aoti [--dynamic] upstream/<script>.py``.
 Exit status: the script's (1 where it reproduces), or 3 where the
 deployment fails (the traceback says how).
 
-The README's "Under export and AOTInductor" table comes from this tool,
+upstream/README.md's "Under export and AOTInductor" table comes from this tool,
 every script in all four ways.
 """
 

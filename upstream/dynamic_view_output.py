@@ -8,7 +8,7 @@ to a view at a nonzero offset lands at offset 0); this script is the report.
 ``x = buffer.narrow(0, 0, n); w = x.unfold(0, 3, 4); x.add_(1);
 double_(w); x.mul_(2); return w``, where ``double_`` is a custom op that
 mutates ``w`` in place, compiled with ``dynamic=True``: eager returns a
-[4, 3] view of ``buffer`` with strides (4, 1); Inductor (2.13 to 2.14)
+[4, 3] view of ``buffer`` with strides (4, 1); Inductor (2.11 to 2.15)
 computes the output into a fresh contiguous buffer, and AOTAutograd
 regenerates the view from that buffer's strides and offset:
 ``as_strided(buffer, (4, 3), (3, 1), 0)``, which holds other elements. The

@@ -1,11 +1,12 @@
 """Triton's interpreter multiplies two bfloat16 values wrongly.
 
-No upstream report found. In Triton's interpreter (``TRITON_INTERPRET=1``,
-how Triton kernels run without a GPU) a kernel that loads two bfloat16
-tensors and stores their product gives garbage (``-1.125 * -0.5703`` comes
-back as about ``-3e+24``); the same kernel in float16 or float32 is right.
-torch computes the product in float32 and rounds it to bfloat16 once, as
-Triton does on a GPU.
+A documented limitation: Triton's debugging guide says the interpreter
+"does not support operations on bfloat16" (triton-lang/triton#4972). In
+Triton's interpreter (``TRITON_INTERPRET=1``, how Triton kernels run without
+a GPU) a kernel that loads two bfloat16 tensors and stores their product
+gives garbage (``-1.125 * -0.5703`` comes back as about ``-3e+24``); the
+same kernel in float16 or float32 is right. torch computes the product in
+float32 and rounds it to bfloat16 once, as Triton does on a GPU.
 
 Run: ``python upstream/triton_interpreter_bf16.py`` (exit status 1 where it
 reproduces).

@@ -1,9 +1,12 @@
 """An injected compiler fault: seed 004's miscompile, reproduced on the CPU.
 
-The upstream bug (pytorch/pytorch#193183) was in Triton's LLVM code
-generation on CUDA: a stride-3 ``slice_scatter`` wrote its values cyclically
-shifted, so the old ``apply_interleaved_rope`` gave wrong values under
-``torch.compile``. No CPU path reaches it. This Inductor post-grad pass
+The upstream bug (pytorch/pytorch#193183: vLLM's ``apply_interleaved_rope``
+on an H100, torch 2.12 and 2.13) was not in Inductor's or Triton's code
+generation: ptxas 12.9 miscompiled a pattern from LLVM's SLP vectorizer, and
+a stride-3 ``slice_scatter`` wrote its values cyclically shifted, so the old
+``apply_interleaved_rope`` gave wrong values under ``torch.compile``. Triton
+3.8.0, shipped with torch 2.14, fixed it (triton-lang/triton PRs #11341,
+#11356 and #11163). No CPU path reaches it. This Inductor post-grad pass
 mis-lowers every step-3 ``slice_scatter`` the same way (the written values
 rolled by one along the sliced dimension), so the suite can show that it
 flags the slice-assignment form, not the ``torch.where`` form, shrinks the
@@ -43,5 +46,5 @@ class ShiftedSliceScatter(InjectedFault):
 SHIFTED_SLICE_SCATTER = fault_mode(
     ShiftedSliceScatter,
     "inductor_shifted_slice_scatter",
-    "every step-3 slice_scatter writes its values rolled by one (seed 004's Triton miscompile)",
+    "every step-3 slice_scatter writes its values rolled by one (seed 004's miscompile on CUDA)",
 )

@@ -26,7 +26,7 @@ class CompileSettings:
     one Inductor config patch."""
 
     name: str
-    what: str  # what the Mode is, in words, for stage Findings and the README
+    what: str  # what the Mode is, in words, for stage Findings and the reference pages
     backend: str = "inductor"
     config: tuple[tuple[str, Any], ...] = ()  # torch._inductor.config patch
     stage: int = 3  # order in the compiler stack: Dynamo 0, AOTAutograd 1-2, Inductor 3

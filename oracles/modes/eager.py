@@ -11,6 +11,7 @@ from oracles.modes.programs import of_buffers
 
 class Eager(Mode):
     name = "eager"
+    what = "the op, or the Case's program around it, on real tensors"
 
     def run(self, spec: Spec, case: Case, how: Run = OP_ALONE) -> Observation:
         """The op called on the Case's arguments (its Observation holds them),

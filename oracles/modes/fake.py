@@ -21,6 +21,7 @@ _CASE_DEVICE = torch.device("cpu")
 
 class Fake(Mode):
     name = "fake"
+    what = "the op under FakeTensorMode, on the Case's views of fake buffers"
 
     def run(self, spec: Spec, case: Case, how: Run = OP_ALONE) -> Observation:
         """The op (or the Case's program) on fake tensors."""

@@ -44,6 +44,7 @@ class Mode:
     """A way to run a Case."""
 
     name: str
+    what: str  # what the Mode is, in words, for messages and the reference pages
 
     def run(self, spec: Spec, case: Case, how: Run = OP_ALONE) -> Observation:
         raise NotImplementedError

@@ -1,5 +1,6 @@
-"""The code's layout holds: imports inside ``oracles`` run forward only, no
-product code imports ``conftest``, and a spec file's public names import."""
+"""The code's layout holds: imports inside ``oracles`` run forward only (and
+CONTRIBUTING.md's map of it says so), no product code imports ``conftest``,
+and a spec file's public names import."""
 
 from __future__ import annotations
 
@@ -138,9 +139,15 @@ def test_nothing_imports_conftest():
     assert offenders == []
 
 
+def _docs() -> list[str]:
+    """The text of every page of the docs: the README, CONTRIBUTING and docs/."""
+    pages = [CHECKOUT / "README.md", CHECKOUT / "CONTRIBUTING.md"]
+    return [p.read_text() for p in [*pages, *sorted((CHECKOUT / "docs").rglob("*.md"))]]
+
+
 def _public_names() -> set[tuple[str, str]]:
-    """Every ``from oracles... import ...`` of the README and the user spec files."""
-    texts = [(CHECKOUT / "README.md").read_text()]
+    """Every ``from oracles... import ...`` of the docs and the user spec files."""
+    texts = _docs()
     texts += [p.read_text() for p in (CHECKOUT / "tests" / "user_specs").glob("*.py")]
     names = set()
     for text in texts:
@@ -156,8 +163,8 @@ def test_every_public_name_a_spec_file_uses_imports():
         assert hasattr(importlib.import_module(module), name), f"from {module} import {name}"
 
 
-def test_the_public_surface_names_what_the_readme_documents():
-    text = (CHECKOUT / "README.md").read_text()
+def test_the_public_surface_names_what_the_docs_document():
+    text = "\n".join(_docs())
     for dotted in sorted(
         set(
             re.findall(
@@ -167,3 +174,23 @@ def test_the_public_surface_names_what_the_readme_documents():
     ):
         module, _, name = dotted.rpartition(".")
         assert hasattr(importlib.import_module(module), name), dotted
+
+
+def test_contributing_lays_out_every_subpackage_of_oracles():
+    """CONTRIBUTING.md's map of ``oracles/`` names every subpackage, in an
+    order the imports run forward in."""
+    text = (CHECKOUT / "CONTRIBUTING.md").read_text()
+    block = re.search(r"```\noracles/\n(.*?)```", text, re.S)
+    assert block, "CONTRIBUTING.md has no map of oracles/"
+    listed = re.findall(r"^  (\w+)/", block.group(1), re.M)
+    subpackages = sorted(p.name for p in ORACLES.iterdir() if (p / "__init__.py").exists())
+    assert sorted(listed) == subpackages
+    packages: dict[str, set[str]] = {}
+    for module, imported in _graph().items():
+        package = module.split(".")[1] if module.count(".") else ""
+        packages.setdefault(package, set()).update(
+            m.split(".")[1] for m in imported if m.count(".") and m.split(".")[1] in listed
+        )
+    for position, package in enumerate(listed):
+        later = sorted(packages.get(package, set()) & set(listed[position + 1 :]))
+        assert not later, f"oracles.{package} imports {later}, listed after it"

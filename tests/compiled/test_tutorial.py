@@ -1,4 +1,5 @@
-"""The README's worked spec example loads and passes every check."""
+"""The tutorial's worked spec example (docs/tutorials/first-spec.md) loads
+and passes every check."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from oracles.checks import CHECKS
 from oracles.runner.loading import load_specs
 from oracles.runner.property import run_property
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "tutorials" / "first-spec.md"
 
 
 def test_worked_example_passes(tmp_path):
-    code = re.search(r"```python\n(# my_specs.py.*?)```", README.read_text(), re.S).group(1)
+    code = re.search(r"```python\n(# my_specs.py.*?)```", TUTORIAL.read_text(), re.S).group(1)
     path = tmp_path / "my_specs.py"
     path.write_text(code)
     [spec] = load_specs(str(path))
