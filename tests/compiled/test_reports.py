@@ -102,8 +102,8 @@ def test_non_blocking_findings_of_a_passing_check_reach_the_warnings_summary(tmp
     specs = tmp_path / "row_specs.py"
     specs.write_text(SIZE_ONE_STRIDES)
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "0", "-q", f"--specs={specs}", "-k", "test_fake", "-p",
-         "no:cacheprovider"],
+        [sys.executable, "-m", "pytest", "-n", "0", "-q", f"--specs={specs}", "-k", "test_fake",
+         "-p", "no:cacheprovider"],
         cwd=CHECKOUT, capture_output=True, text=True,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout[-2000:]
@@ -113,9 +113,12 @@ def test_non_blocking_findings_of_a_passing_check_reach_the_warnings_summary(tmp
 
 @needs_kernels
 def test_a_failing_check_fits_on_a_screen_and_says_how_to_reproduce_it(tmp_path):
+    # Seeded: unseeded, the dev profile's draws find the zoo op's other
+    # failures in some runs, and their shrinking costs a compile a step.
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "0", "--specs=suites/zoo.py", f"--repro-dir={tmp_path}",
-         "-k", "(gemma4 and test_compiled) or (2d_fake and test_fake)", "--modes=inductor"],
+        [sys.executable, "-m", "pytest", "-n", "0", "--specs=suites/zoo.py",
+         f"--repro-dir={tmp_path}", "-k", "gemma4 and (test_compiled or test_fake)",
+         "--modes=inductor", "--compiles=2", "--hypothesis-seed=0"],
         cwd=CHECKOUT, capture_output=True, text=True,
     )  # fmt: skip
     output = result.stdout + result.stderr
@@ -179,8 +182,8 @@ def test_a_run_ends_with_what_it_covered_and_records_what_it_spent(tmp_path):
     specs = CHECKOUT / "tests" / "user_specs" / "argument_specs.py"
     result = subprocess.run(
         [
-            sys.executable, "-m", "pytest", "-n", "0", f"--specs={specs}", "-k", "pick and not programs",
-            f"--report-json={report}",
+            sys.executable, "-m", "pytest", "-n", "0", f"--specs={specs}", "-k",
+            "pick and not programs", f"--report-json={report}",
         ],
         cwd=CHECKOUT, capture_output=True, text=True,
     )  # fmt: skip
