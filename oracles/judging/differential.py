@@ -7,17 +7,8 @@ import dataclasses
 
 import torch
 
+from oracles.comparisons.against_eager import against_eager
 from oracles.comparisons.expected import program_expectation
-from oracles.comparisons.outputs import (
-    aliasing,
-    metadata,
-    output_aliasing,
-    output_label,
-    past_storage,
-    reaches_past,
-    structure,
-)
-from oracles.comparisons.values import bit_exact, within_ulps
 from oracles.core.case import Case, View
 from oracles.core.findings import Finding, error_text
 from oracles.core.signature import BatchSignature
@@ -115,60 +106,22 @@ def compare_compiled(
         return [compile_failure(spec, mode, compiled.error)]
     if compiled.vacuity is not None:
         return [Finding(HARNESS, f"no verdict: {compiled.vacuity}")]
-    found = structure(eager.outputs, compiled.outputs, mode.name, "eager") if outputs else []
-    if found:
-        return found
-    pairs = (
-        []
-        if not outputs
-        else [
-            (i, output_label(i), want, got)
-            for i, (want, got) in enumerate(
-                zip(eager.outputs or (), compiled.outputs or (), strict=True)
-            )
-            if isinstance(want, torch.Tensor)
-        ]
-    )
-    overrun = [past_storage(label, got, mode.name, want) for _, label, want, got in pairs]
-    found += [f for f in overrun if f is not None]
-    pairs = [pair for pair in pairs if not reaches_past(pair[2]) and not reaches_past(pair[3])]
-    for i, label, want, got in pairs:
-        significant = i not in intermediate
-        found += metadata(label, want, got, mode.name, "eager", significant)
-        found += aliasing(
-            label, want, eager.buffers_after, got, compiled.buffers_after, mode.name, "eager"
-        )
-    if outputs:
-        found += output_aliasing(eager.outputs or (), compiled.outputs or (), mode.name)
-    if spec.bit_exact or predicted is not None:
-        for _, label, want, got in pairs:
-            found += bit_exact(label, got, want, mode.name, "eager")
-        for name, want in eager.buffers_after.items():
-            found += bit_exact(
-                buffer_label(name), compiled.buffers_after[name], want, mode.name, "eager"
-            )
-        return found
-    assert spec.reference is not None, "validation refuses bit_exact=False without a reference"
-    expected_outputs, buffers = program_expectation(
-        around(spec, case), spec.reference, case.allocate(), case.bind
-    )
-    assert expected_outputs is not None  # the eager program returned outputs: so does float64
-    for i, label, _, got in pairs:
-        found += within_ulps(label, got, expected_outputs[i], spec.ulp_budget, mode.name)
-    for name, expected in buffers.items():
-        found += within_ulps(
-            buffer_label(name),
-            compiled.buffers_after[name],
-            expected,
-            spec.ulp_budget,
-            mode.name,
-        )
-    return found
+    exact = spec.bit_exact or predicted is not None
+    assert exact or spec.reference is not None, "validation refuses bit_exact=False without one"
+    reference = spec.reference
 
+    def expected() -> tuple[object, dict[str, torch.Tensor]]:
+        return program_expectation(around(spec, case), reference, case.allocate(), case.bind)
 
-def buffer_label(name: str) -> str:
-    """How a message names a buffer after the program ran."""
-    return f"buffer {name!r} after the call"
+    return against_eager(
+        (eager.outputs, eager.buffers_after),
+        (compiled.outputs, compiled.buffers_after),
+        mode.name,
+        budget=None if exact else spec.ulp_budget,
+        expected=expected,
+        intermediate=intermediate,
+        outputs=outputs,
+    )
 
 
 @dataclasses.dataclass(frozen=True)

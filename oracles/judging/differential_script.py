@@ -1,15 +1,13 @@
 """The repro script of a differential run: the Case's program eagerly and
-compiled in the failing Mode, once for the batch, compared as
-``differential.compare_compiled`` compares them (the compiled and programs
-checks)."""
+compiled in the failing Mode, once for the batch, compared by the
+suite's own ``against_eager``, copied in (the compiled and programs checks)."""
 
 from __future__ import annotations
 
 import string
 
+from oracles.comparisons.against_eager import against_eager
 from oracles.comparisons.expected import program_expectation
-from oracles.comparisons.outputs import aliasing, metadata, structure
-from oracles.comparisons.values import bit_exact, within_ulps
 from oracles.core.case import Case
 from oracles.core.spec import Spec
 from oracles.judging.script_drivers import Script, budget
@@ -39,47 +37,26 @@ def run_case(compiled, case):
     except Exception as error:
         failed = f"the program compiled by {MODE} failed where eager ran: " + error_text(error)
         return [Finding("compiled", failed)]
-    found = structure(want, got, MODE, "eager")
-    if found:
-        return found
-    pairs = [
-        (i, f"out[{i}]", w, g)
-        for i, (w, g) in enumerate(zip(want or (), got or ()))
-        if isinstance(w, torch.Tensor)
-    ]
-    for _, label, w, g in pairs:
-        found += metadata(label, w, g, MODE, "eager")
-        found += aliasing(label, w, eager_buffers, g, buffers, MODE, "eager")
-$values
-    return found
+$judged
 """
 
 _BIT_EXACT = """\
-    # Compared as raw bits: NaN equals NaN, -0.0 differs from 0.0.
-    for _, label, w, g in pairs:
-        found += bit_exact(label, g, w, MODE, "eager")
-    for name, w in eager_buffers.items():
-        label = f"buffer {name!r} after the call"
-        found += bit_exact(label, buffers[name], w, MODE, "eager")"""
+    return against_eager((want, eager_buffers), (got, buffers), MODE)"""
 
 _WITHIN_ULPS = """\
-    # The spec is judged by a ULP budget against the float64 program, not bit
-    # for bit: Inductor may reorder its arithmetic.
-    def bind(tensors):
-        return arguments(*tensors.values(), *case["sizes"])
+    def expected():
+        def bind(tensors):
+            return arguments(*tensors.values(), *case["sizes"])
 
-    outputs, expected_buffers = program_expectation($program, $reference, allocate(case), bind)
-    for i, label, _, g in pairs:
-        found += within_ulps(label, g, outputs[i], BUDGET, MODE)
-    for name, expected in expected_buffers.items():
-        label = f"buffer {name!r} after the call"
-        found += within_ulps(label, buffers[name], expected, BUDGET, MODE)"""
+        return program_expectation($program, $reference, allocate(case), bind)
+
+    return against_eager((want, eager_buffers), (got, buffers), MODE, BUDGET, expected)"""
 
 
 def _main(spec: Spec, program: str | None, reference: str | None) -> str:
     fill = {"program": program or "program", "reference": reference or "None"}
-    values = _BIT_EXACT if spec.bit_exact else string.Template(_WITHIN_ULPS).substitute(fill)
-    return string.Template(_INDUCTOR_MAIN.strip("\n")).substitute(values=values)
+    judged = _BIT_EXACT if spec.bit_exact else string.Template(_WITHIN_ULPS).substitute(fill)
+    return string.Template(_INDUCTOR_MAIN.strip("\n")).substitute(judged=judged)
 
 
 def _agreement(spec: Spec) -> str:
@@ -96,8 +73,8 @@ def _budget(spec: Spec, case: Case) -> list[tuple[str, object, str]]:
 
 def _suite_code(spec: Spec) -> list[object]:
     if spec.bit_exact:
-        return [structure, metadata, aliasing, bit_exact]
-    return [structure, metadata, aliasing, within_ulps, program_expectation]
+        return [against_eager]
+    return [against_eager, program_expectation]
 
 
 # The script: the program eagerly and compiled, once for the batch.
