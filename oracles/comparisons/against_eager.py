@@ -30,7 +30,7 @@ def against_eager(
     other: Run,
     mode: str,
     budget: int | None = None,
-    expected: Callable[[], Run] | None = None,
+    expected: Callable[[], tuple[Any, Mapping[str, Any]]] | None = None,
     intermediate: frozenset[int] = frozenset(),
     outputs: bool = True,
 ) -> list[Finding]:

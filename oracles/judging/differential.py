@@ -4,8 +4,8 @@ programs checks judge, and what triage and the stage at fault run again."""
 from __future__ import annotations
 
 import dataclasses
-
-import torch
+from collections.abc import Mapping
+from typing import Any
 
 from oracles.comparisons.against_eager import against_eager
 from oracles.comparisons.expected import program_expectation
@@ -107,11 +107,10 @@ def compare_compiled(
     if compiled.vacuity is not None:
         return [Finding(HARNESS, f"no verdict: {compiled.vacuity}")]
     exact = spec.bit_exact or predicted is not None
-    assert exact or spec.reference is not None, "validation refuses bit_exact=False without one"
-    reference = spec.reference
 
-    def expected() -> tuple[object, dict[str, torch.Tensor]]:
-        return program_expectation(around(spec, case), reference, case.allocate(), case.bind)
+    def expected() -> tuple[Any, Mapping[str, Any]]:
+        assert spec.reference is not None, "validation refuses bit_exact=False without one"
+        return program_expectation(around(spec, case), spec.reference, case.allocate(), case.bind)
 
     return against_eager(
         (eager.outputs, eager.buffers_after),
