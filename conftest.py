@@ -160,11 +160,13 @@ def _check_profile(config: pytest.Config) -> None:
 
 
 def _check_device(config: pytest.Config) -> None:
+    """``--device`` checked, and spelt one way (``cpu:0`` is ``cpu``) for
+    every test that reads it."""
     from oracles.core.devices import DeviceError, parse_device
 
     name = config.getoption("--device")
     try:
-        parse_device(name)
+        config.option.device = parse_device(name)
     except DeviceError as error:
         raise pytest.UsageError(f"--device={name}: {error}") from None
 

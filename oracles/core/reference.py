@@ -6,14 +6,20 @@ same inputs and a *scale*: the magnitude of the terms that produced it. Error
 is counted in ULPs of the tested dtype at ``max(|value|, scale)``, so a
 cancelling ``x*cos - y*sin`` is judged by the rounding its terms allow, not by
 its tiny result.
+
+References run on the CPU whatever device a Case lives on (``on_cpu``):
+float64 is exact there, and a reference written for the CPU runs as written.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from typing import TypeVar
 
 import torch
+
+Key = TypeVar("Key")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,6 +93,12 @@ def float32_excess(units: float, dtype: torch.dtype) -> float:
     ``dtype`` that a budget leaves past the final rounding: a term scaled by
     ``1 + float32_excess(...)`` holds it (next to nothing in a 16-bit dtype)."""
     return units * torch.finfo(torch.float32).eps / 2 / (1.5 * torch.finfo(dtype).eps)
+
+
+def on_cpu(tensors: Mapping[Key, torch.Tensor]) -> dict[Key, torch.Tensor]:
+    """``tensors`` on the CPU for a reference: copies of a device's tensors,
+    the CPU's own tensors as they are."""
+    return {name: tensor.cpu() for name, tensor in tensors.items()}
 
 
 def float64_leaf(buffer: torch.Tensor) -> torch.Tensor:

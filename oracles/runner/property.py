@@ -45,6 +45,7 @@ from hypothesis.control import currently_in_test_context
 
 from oracles.checks import CHECKS, Check
 from oracles.core.case import Case, CaseError
+from oracles.core.devices import DEFAULT_DEVICE
 from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
 from oracles.core.signature import BatchSignature, batch_signature
 from oracles.core.spec import Spec, SpecError, Unavailable
@@ -82,6 +83,7 @@ def run_property(
     running: Path | None = None,
     tally: Tally | None = None,
     examples: bool = True,
+    device: str = DEFAULT_DEVICE,
 ) -> None:
     """Run ``check`` (a check's name, or a Check: one of them changed) on the
     spec's examples, then on generated Cases (or on
@@ -95,7 +97,8 @@ def run_property(
     1 compiles every Case on its own. ``running``: a file that holds, while
     each Case runs, a Replay of it, so a process killed by a kernel leaves
     word of the Case that killed it. ``tally`` counts the Cases judged.
-    ``examples`` False leaves out the spec's explicit examples.
+    ``examples`` False leaves out the spec's explicit examples. ``device``:
+    where every Case lives (``oracles.core.devices.parse_device`` spells it).
 
     The steps: a spec the check cannot judge at all fails at once
     (``_unfit``); else each search (``_searched``) draws Cases and judges
@@ -107,7 +110,7 @@ def run_property(
     why = the_mode.unavailable(spec)
     if why is not None:
         raise Unavailable(why)
-    run = _Property(spec, the_check, the_mode, batch_size, on_finding, running, tally)
+    run = _Property(spec, the_check, the_mode, batch_size, on_finding, running, tally, device)
     with spec.installed(), tallied(tally), same_draws():
         unfit = _unfit(run, replay)
         failures = [] if unfit is None else [unfit]
@@ -138,6 +141,7 @@ class _Property:
     on_finding: Callable[[Finding, str], None] | None
     running: Path | None
     tally: Tally | None
+    device: str
     found: set[frozenset[str]] = dataclasses.field(default_factory=set)  # kinds found, now passed
     partial: list[ConformanceFailure] = dataclasses.field(default_factory=list)  # their subsets
 
@@ -148,7 +152,9 @@ class _Property:
         return None if overload is None else {a.name for a in overload._schema.arguments}
 
     def __call__(self, cases: list[Case]) -> None:
-        """The property: one drawn example (a batch of Cases, or one) judged."""
+        """The property: one drawn example (a batch of Cases, or one) judged,
+        on the run's device (a spec's strategies draw Cases of the CPU)."""
+        cases = [case.on(self.device) for case in cases]
         for case in cases:
             self.draw(case)
         cases = [case for case in cases if not self.at_the_edge(case)]
@@ -254,7 +260,7 @@ def _unfit(run: _Property, replay: Replay | None) -> ConformanceFailure | None:
     if replay is not None:
         cases, index = replay.cases, replay.index
     else:
-        cases, index = (run.check.one_case(run.spec),), 0
+        cases, index = (run.check.one_case(run.spec).on(run.device),), 0
     return run.failure([finding], cases[index].describe(), cases, index, None)
 
 
@@ -323,7 +329,8 @@ def _finished(
     # spec wrote it (often the very Case an upstream report names), with
     # the way to a shrunk generated Case instead of a second search here.
     for failure in failures:
-        explicit = failure is not unfit and failure.cases[failure.index] in check.explicit(run.spec)
+        case = failure.cases[failure.index]
+        explicit = failure is not unfit and case.on(DEFAULT_DEVICE) in check.explicit(run.spec)
         if replay is None and explicit:
             failure.heading += (
                 " (an explicit example of the spec, not shrunk: rerun with "

@@ -3,6 +3,7 @@ machine lacks stops the run in one line."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,11 @@ from pathlib import Path
 import pytest
 import torch
 
+from oracles.core.case import Buffer, Case, View
 from oracles.core.devices import DeviceError, parse_device
+from oracles.core.reference import on_cpu
+from oracles.runner.replay import Replay
+from oracles.runner.tally import case_key
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 NO_CUDA = not torch.cuda.is_available()
@@ -88,3 +93,43 @@ def test_an_unknown_device_is_a_usage_error():
     result = _collect("--device=tpu:0")
     assert result.returncode == pytest.ExitCode.USAGE_ERROR
     assert "ERROR: --device=tpu:0: " in result.stderr
+
+
+def _case() -> Case:
+    return Case({"x": Buffer((2, 3), torch.float32)}, {"x": View("x")}, seed=7, label="example")
+
+
+def test_a_cpu_case_keeps_its_repr_key_and_description():
+    case = _case()
+    assert case.device == "cpu" and case.on("cpu") is case
+    assert "device" not in repr(case)
+    assert case.describe() == "example: x=float32[2, 3] stride=(3, 1) offset=0"
+
+
+# The meta device stands in for CUDA where this machine has none: the Case
+# carries it through every route a device takes that needs no kernel.
+def test_a_case_on_another_device_says_so_and_allocates_there(tmp_path):
+    case = _case().on("meta")
+    assert case.describe().endswith("; on meta")
+    assert case_key(case) != case_key(_case())
+    assert {b.device.type for b in case.allocate().values()} == {"meta"}
+    replay = Replay("spec", "fake", (case,), 0, False, "fake")
+    assert Replay.load(replay.save(tmp_path / "x.cases")).cases[0].device == "meta"
+
+
+def test_a_reference_of_a_cpu_case_gets_its_own_tensors():
+    plain = {"x": torch.ones(2)}
+    assert on_cpu(plain)["x"] is plain["x"]
+
+
+@pytest.mark.skipif(NO_CUDA, reason="no CUDA device here: the CUDA Case runs on a GPU machine")
+def test_a_cuda_case_holds_the_cpu_cases_values_and_fakes_of_cuda():
+    from oracles.core.spec import Spec
+    from oracles.modes.fake import FAKE
+
+    case = _case().on(parse_device("cuda"))
+    assert torch.equal(case.allocate()["x"].cpu(), _case().allocate()["x"])
+    assert on_cpu(case.allocate())["x"].device.type == "cpu"
+    spec = Spec("neg", torch.ops.aten.neg.default, cases=None, reference=None)  # type: ignore[arg-type]
+    observed = FAKE.run(spec, dataclasses.replace(case, args={"self": View("x")}))
+    assert observed.error is None and observed.outputs[0].device.type == "cuda"
