@@ -11,6 +11,8 @@ import torch
 DEFAULT_DEVICE = "cpu"
 # The device types a Case can live on: the CPU, and CUDA where torch has it.
 KINDS = ("cpu", "cuda")
+# Where an op with no kernel of its own (pure PyTorch) runs: anywhere torch does.
+ANYWHERE = KINDS
 
 
 class DeviceError(ValueError):
@@ -44,3 +46,17 @@ def _check_cuda(index: int | None) -> None:
             return
         missing = f"this machine has {count} CUDA device(s), cuda:0 to cuda:{count - 1}"
     raise DeviceError(f"{missing}; --device=cpu is the default")
+
+
+def device_type(device: str) -> str:
+    """``cuda`` of ``cuda:1``: what a spec or Mode says it runs on."""
+    return torch.device(device).type
+
+
+def elsewhere(what: str, devices: tuple[str, ...], device: str, why: str = "") -> str | None:
+    """Why ``what``, which runs on ``devices``, cannot run on ``device`` (with
+    ``why``, where it says more), or None where it can."""
+    if device_type(device) in devices:
+        return None
+    reason = f"{what} runs on {' and '.join(devices)} only, not on {device}"
+    return f"{reason}: {why}" if why else reason

@@ -90,7 +90,8 @@ def run_property(
     the Cases of ``replay`` alone), in the check's Mode called ``mode`` (by
     default its first), or in the Mode ``mode`` itself (an injected compiler
     fault, which no check lists); raise CheckFailure on blocking Findings, and
-    Unavailable when the Mode cannot run the spec here.
+    Unavailable when the Mode cannot run the spec here, or the spec or the
+    Mode cannot run on ``device``.
 
     ``on_finding(finding, case)`` sees every non-blocking Finding, and the
     blocking ones of the Cases the property finally fails on. ``batch_size``
@@ -107,7 +108,9 @@ def run_property(
     """
     the_check = check if isinstance(check, Check) else CHECKS[check]
     the_mode = mode if isinstance(mode, Mode) else the_check.mode(mode)
-    why = the_mode.unavailable(spec)
+    why = (
+        the_mode.unavailable(spec) or the_mode.unavailable_on(device) or spec.unavailable_on(device)
+    )
     if why is not None:
         raise Unavailable(why)
     run = _Property(spec, the_check, the_mode, batch_size, on_finding, running, tally, device)

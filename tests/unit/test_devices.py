@@ -14,8 +14,12 @@ import torch
 from oracles.core.case import Buffer, Case, View
 from oracles.core.devices import DeviceError, parse_device
 from oracles.core.reference import on_cpu
+from oracles.core.spec import Spec, SpecError
+from oracles.modes.compiled import COMPILED
+from oracles.runner.loading import validate
 from oracles.runner.replay import Replay
 from oracles.runner.tally import case_key
+from suites.catalog import builtin_specs
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 NO_CUDA = not torch.cuda.is_available()
@@ -124,7 +128,6 @@ def test_a_reference_of_a_cpu_case_gets_its_own_tensors():
 
 @pytest.mark.skipif(NO_CUDA, reason="no CUDA device here: the CUDA Case runs on a GPU machine")
 def test_a_cuda_case_holds_the_cpu_cases_values_and_fakes_of_cuda():
-    from oracles.core.spec import Spec
     from oracles.modes.fake import FAKE
 
     case = _case().on(parse_device("cuda"))
@@ -133,3 +136,47 @@ def test_a_cuda_case_holds_the_cpu_cases_values_and_fakes_of_cuda():
     spec = Spec("neg", torch.ops.aten.neg.default, cases=None, reference=None)  # type: ignore[arg-type]
     observed = FAKE.run(spec, dataclasses.replace(case, args={"self": View("x")}))
     assert observed.error is None and observed.outputs[0].device.type == "cuda"
+
+
+def _catalog(name: str) -> Spec:
+    (spec,) = [s for s in builtin_specs() if s.name == name]
+    return spec
+
+
+@pytest.mark.parametrize(
+    ("name", "devices"),
+    [
+        ("rotary_embedding", ("cpu",)),  # a C++ kernel
+        ("rotary_embedding_triton", ("cpu", "cuda")),  # interpreted or native
+        ("rotary_embedding_triton_native", ("cuda",)),
+        ("rotary_embedding_torch", ("cpu", "cuda")),  # pure PyTorch
+    ],
+)
+def test_a_spec_runs_where_its_kernels_are(name, devices):
+    assert _catalog(name).runs_on == devices
+
+
+def test_a_spec_off_its_devices_says_where_it_runs():
+    assert _catalog("rotary_embedding").unavailable_on("cuda:1") == (
+        "spec 'rotary_embedding' runs on cpu only, not on cuda:1"
+    )
+    assert _catalog("rotary_embedding_torch").unavailable_on("cuda") is None
+
+
+def test_a_spec_says_where_it_runs_in_its_own_words():
+    spec = dataclasses.replace(_catalog("rotary_embedding_torch"), devices=("cuda",))
+    assert (
+        spec.unavailable_on("cpu") == "spec 'rotary_embedding_torch' runs on cuda only, not on cpu"
+    )
+    with pytest.raises(SpecError, match=r"devices must be a tuple of cpu and cuda, or None"):
+        validate(dataclasses.replace(spec, devices=("tpu",)), "here")
+
+
+def test_inductors_triton_backend_is_the_cpus():
+    mode = COMPILED["inductor_triton"]
+    assert mode.unavailable_on("cpu") is None
+    assert mode.unavailable_on("cuda") == (
+        "the inductor_triton mode runs on cpu only, not on cuda: on CUDA, inductor itself "
+        "generates Triton, run natively"
+    )
+    assert COMPILED["inductor"].unavailable_on("cuda") is None
