@@ -332,8 +332,8 @@ def _finished(
     # spec wrote it (often the very Case an upstream report names), with
     # the way to a shrunk generated Case instead of a second search here.
     for failure in failures:
-        case = failure.cases[failure.index]
-        explicit = failure is not unfit and case.on(DEFAULT_DEVICE) in check.explicit(run.spec)
+        written = [case.on(run.device) for case in check.explicit(run.spec)]
+        explicit = failure is not unfit and failure.cases[failure.index] in written
         if replay is None and explicit:
             failure.heading += (
                 " (an explicit example of the spec, not shrunk: rerun with "
