@@ -4,6 +4,8 @@ machine lacks stops the run in one line."""
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +21,7 @@ from oracles.modes.compiled import COMPILED
 from oracles.runner.loading import validate
 from oracles.runner.replay import Replay
 from oracles.runner.tally import case_key
+from suites import gpu_check
 from suites.catalog import builtin_specs
 
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -180,3 +183,34 @@ def test_inductors_triton_backend_is_the_cpus():
         "generates Triton, run natively"
     )
     assert COMPILED["inductor"].unavailable_on("cuda") is None
+
+
+@pytest.mark.skipif(not NO_CUDA, reason="this machine has CUDA: the GPU check runs here")
+def test_the_gpu_check_without_cuda_stops_in_one_line():
+    result = subprocess.run(
+        [CHECKOUT / "scripts" / "gpu-check"], cwd=CHECKOUT, capture_output=True, text=True,
+        timeout=120, env={**os.environ, "PYTHON": sys.executable},
+    )  # fmt: skip
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("gpu-check needs CUDA: ")
+
+
+def test_the_gpu_check_replays_seed_004_as_the_upstream_report_ran_it(tmp_path):
+    replay = Replay.load(gpu_check._seed_cases(tmp_path / "seed.cases"))
+    (case,) = replay.cases
+    x = case.bind(case.meta_buffers())["x"]
+    assert (replay.check, replay.mode, x.dtype, tuple(x.shape)) == (
+        "compiled", "inductor", torch.bfloat16, (3, 8192, 64),
+    )  # fmt: skip
+    assert case.args["mrope_section"] == [24, 20, 20]
+
+
+@pytest.mark.parametrize(
+    ("outcome", "said"),
+    [("failed", "REPRODUCED"), ("passed", "did not reproduce"), ("skipped", "not judged")],
+)
+def test_the_gpu_check_says_whether_seed_004_reproduced(tmp_path, outcome, said):
+    report = tmp_path / "seed-004.json"
+    report.write_text(json.dumps({"results": [{"check": "compiled", "outcome": outcome}]}))
+    assert said in gpu_check._seed_verdict(report)
