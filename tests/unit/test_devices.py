@@ -18,6 +18,7 @@ from oracles.core.devices import DeviceError, parse_device
 from oracles.core.reference import on_cpu
 from oracles.core.spec import Spec, SpecError
 from oracles.modes.compiled import COMPILED
+from oracles.repro.script import render_repro
 from oracles.runner.loading import validate
 from oracles.runner.replay import Replay
 from oracles.runner.tally import case_key
@@ -214,3 +215,14 @@ def test_the_gpu_check_says_whether_seed_004_reproduced(tmp_path, outcome, said)
     report = tmp_path / "seed-004.json"
     report.write_text(json.dumps({"results": [{"check": "compiled", "outcome": outcome}]}))
     assert said in gpu_check._seed_verdict(report)
+
+
+def test_a_repro_script_allocates_a_case_on_its_device_and_a_cpu_case_as_before():
+    spec = _catalog("rotary_embedding_torch")
+    case = spec.examples[0]
+    on_cpu_text = render_repro(spec, "compiled", [case], 0, False)
+    on_device = render_repro(spec, "compiled", [case.on("meta")], 0, False)
+    assert '"device": ' not in on_cpu_text and ".to(case[" not in on_cpu_text
+    assert '"device": "meta",' in on_device
+    assert 'buffer.allocate(generator).to(case["device"]) for' in on_device
+    compile(on_device, "script.py", "exec")
