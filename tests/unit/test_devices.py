@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from hypothesis import settings
 
 from oracles.core.case import Buffer, Case, View
 from oracles.core.devices import DeviceError, parse_device
@@ -20,8 +21,9 @@ from oracles.core.spec import Spec, SpecError
 from oracles.modes.compiled import COMPILED
 from oracles.repro.script import render_repro
 from oracles.runner.loading import validate
+from oracles.runner.property import run_property
 from oracles.runner.replay import Replay
-from oracles.runner.tally import case_key
+from oracles.runner.tally import Tally, case_key
 from suites import gpu_check
 from suites.catalog import builtin_specs
 
@@ -226,3 +228,14 @@ def test_a_repro_script_allocates_a_case_on_its_device_and_a_cpu_case_as_before(
     assert '"device": "meta",' in on_device
     assert 'buffer.allocate(generator).to(case["device"]) for' in on_device
     compile(on_device, "script.py", "exec")
+
+
+def test_device_cpu_judges_every_case_as_the_default_run_does():
+    spec = _catalog("rotary_embedding_torch")
+    runs = []
+    for device in ({}, {"device": "cpu"}):
+        tally = Tally()
+        quick = settings(max_examples=8, derandomize=True, database=None)
+        run_property(spec, "fake", quick, tally=tally, **device)
+        runs.append(tally.per_case)
+    assert runs[0] == runs[1] and len(runs[0]) > 2
