@@ -108,8 +108,10 @@ def run_property(
     """
     the_check = check if isinstance(check, Check) else CHECKS[check]
     the_mode = mode if isinstance(mode, Mode) else the_check.mode(mode)
+    # A Mode off its device says so before what it needs there (which
+    # assumes its device); a spec's own reasons come last, as its prepare's did.
     why = (
-        the_mode.unavailable(spec) or the_mode.unavailable_on(device) or spec.unavailable_on(device)
+        the_mode.unavailable_on(device) or the_mode.unavailable(spec) or spec.unavailable_on(device)
     )
     if why is not None:
         raise Unavailable(why)
