@@ -108,11 +108,18 @@ class Spec:
 
     def unavailable_on(self, device: str) -> str | None:
         """Why the spec cannot run on ``device``, or None: its op has no
-        kernel there, or what its kernels need there is missing
+        kernel there, or what its kernels need is missing here
         (``prepare.unavailable_on``, where the prepare has one)."""
-        why = elsewhere(f"spec {self.name!r}", self.runs_on, device)
         check = getattr(self.prepare, "unavailable_on", None)
-        return why if why is not None or check is None else check(device_type(device))
+        kind = device_type(device)
+        if kind in self.runs_on:
+            return None if check is None else check(kind)
+        # Kernels that can run on none of their devices here say why, as the
+        # prepare itself does (the native Triton specs on a machine without CUDA).
+        lacking = [] if check is None else [check(d) for d in self.runs_on]
+        if lacking and all(lacking):
+            return lacking[0]
+        return elsewhere(f"spec {self.name!r}", self.runs_on, device)
 
     @property
     def gradient_budget(self) -> int:

@@ -239,3 +239,11 @@ def test_device_cpu_judges_every_case_as_the_default_run_does():
         run_property(spec, "fake", quick, tally=tally, **device)
         runs.append(tally.per_case)
     assert runs[0] == runs[1] and len(runs[0]) > 2
+
+
+@pytest.mark.skipif(not NO_CUDA, reason="this machine has CUDA: the native specs run here")
+def test_a_native_spec_without_cuda_skips_as_its_prepare_always_said():
+    from kernels import triton as triton_kernels
+
+    reason = _catalog("rotary_embedding_triton_native").unavailable_on("cpu")
+    assert reason == triton_kernels.native_unavailable() and reason is not None
