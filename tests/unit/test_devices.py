@@ -247,3 +247,12 @@ def test_a_native_spec_without_cuda_skips_as_its_prepare_always_said():
 
     reason = _catalog("rotary_embedding_triton_native").unavailable_on("cpu")
     assert reason == triton_kernels.native_unavailable() and reason is not None
+
+
+@pytest.mark.parametrize(("device", "named"), [("cpu", None), ("cuda:0", "cuda:0")])
+def test_a_report_names_the_device_where_it_is_not_the_cpu(tmp_path, device, named):
+    from reports.plugin import RunReport
+
+    path = tmp_path / "report.json"
+    RunReport(path, None, device).pytest_sessionfinish(None)  # type: ignore[arg-type]
+    assert json.loads(path.read_text()).get("device") == named
