@@ -119,7 +119,7 @@ class Spec:
         lacking = [] if check is None else [check(d) for d in self.runs_on]
         if lacking and all(lacking):
             return lacking[0]
-        return elsewhere(f"spec {self.name!r}", self.runs_on, device)
+        return elsewhere("its op", self.runs_on, device)
 
     @property
     def gradient_budget(self) -> int:

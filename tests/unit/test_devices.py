@@ -164,16 +164,14 @@ def test_a_spec_runs_where_its_kernels_are(name, devices):
 
 def test_a_spec_off_its_devices_says_where_it_runs():
     assert _catalog("rotary_embedding").unavailable_on("cuda:1") == (
-        "spec 'rotary_embedding' runs on cpu only, not on cuda:1"
+        "its op runs on cpu only, not on cuda:1"
     )
     assert _catalog("rotary_embedding_torch").unavailable_on("cuda") is None
 
 
 def test_a_spec_says_where_it_runs_in_its_own_words():
     spec = dataclasses.replace(_catalog("rotary_embedding_torch"), devices=("cuda",))
-    assert (
-        spec.unavailable_on("cpu") == "spec 'rotary_embedding_torch' runs on cuda only, not on cpu"
-    )
+    assert spec.unavailable_on("cpu") == "its op runs on cuda only, not on cpu"
     with pytest.raises(SpecError, match=r"devices must be a tuple of cpu and cuda, or None"):
         validate(dataclasses.replace(spec, devices=("tpu",)), "here")
 
