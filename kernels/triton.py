@@ -26,7 +26,7 @@ def unavailable() -> str | None:
     if not interpreted():
         return (
             "the Cases are CPU tensors and Triton's interpreter is off (a GPU machine does not "
-            "set TRITON_INTERPRET=1 by itself); the native Triton specs run these kernels there"
+            "set TRITON_INTERPRET=1 by itself); --device=cuda runs these kernels natively"
         )
     return None
 

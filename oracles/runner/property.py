@@ -265,7 +265,8 @@ def _unfit(run: _Property, replay: Replay | None) -> ConformanceFailure | None:
     if replay is not None:
         cases, index = replay.cases, replay.index
     else:
-        cases, index = (run.check.one_case(run.spec).on(run.device),), 0
+        cases, index = (run.check.one_case(run.spec),), 0
+    cases = tuple(case.on(run.device) for case in cases)
     return run.failure([finding], cases[index].describe(), cases, index, None)
 
 
