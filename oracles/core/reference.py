@@ -115,9 +115,10 @@ def exact(tensor: torch.Tensor) -> Expected:
 
 
 def ulp_error(got: torch.Tensor, expected: Expected) -> torch.Tensor:
-    """Elementwise error of ``got`` in ULPs of its dtype; NaN matches NaN."""
+    """Elementwise error of ``got`` in ULPs of its dtype; NaN matches NaN.
+    Measured where the reference is (the CPU), whatever device ``got`` is on."""
     finfo = torch.finfo(got.dtype)
-    got64 = got.to(torch.float64)
+    got64 = got.to(expected.value.device, torch.float64)
     magnitude = torch.maximum(expected.value.abs(), expected.scale)
     magnitude = magnitude.nan_to_num(nan=finfo.tiny, posinf=finfo.max).clamp_min(finfo.tiny)
     ulp = finfo.eps * torch.exp2(torch.floor(torch.log2(magnitude)))
