@@ -30,8 +30,9 @@ class CrashReport:
         self.specs = [f"--specs={t}" for t in config.getoption("--specs")]
         self.specs += [f"--specs-from={t}" for t in config.getoption("--specs-from")]
         # The Case died on this device: its rerun runs there too.
-        if config.getoption("--device") != "cpu":
-            self.specs.append(f"--device={config.getoption('--device')}")
+        device = config.getoption("--device", "cpu")
+        if device != "cpu":
+            self.specs.append(f"--device={device}")
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched) -> None:
