@@ -96,6 +96,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "runs only where named",
     )
     parser.addoption(
+        "--device",
+        default="cpu",
+        metavar="DEVICE",
+        help="where every Case's buffers live and every Mode runs: cpu (the default) "
+        "or cuda[:N]; references are computed in float64 on the CPU from copies",
+    )
+    parser.addoption(
         "--reverse",
         action="store_true",
         help="run the tests in reverse order (python -m reports.orders compares two "
@@ -124,6 +131,7 @@ def _runs_tests(config: pytest.Config) -> bool:
 @pytest.hookimpl(tryfirst=True)  # before Hypothesis's plugin loads the profile
 def pytest_configure(config: pytest.Config) -> None:
     _check_profile(config)
+    _check_device(config)
     for option in ("--batch-size", "--compiles"):
         value = config.getoption(option)
         if value is not None and value < 1:
@@ -149,6 +157,18 @@ def _check_profile(config: pytest.Config) -> None:
         raise pytest.UsageError(
             f"--hypothesis-profile={name}: no such profile; the profiles are {', '.join(known)}"
         )
+
+
+def _check_device(config: pytest.Config) -> None:
+    """``--device`` checked, and spelt one way (``cpu:0`` is ``cpu``) for
+    every test that reads it."""
+    from oracles.core.devices import DeviceError, parse_device
+
+    name = config.getoption("--device")
+    try:
+        config.option.device = parse_device(name)
+    except DeviceError as error:
+        raise pytest.UsageError(f"--device={name}: {error}") from None
 
 
 def _use_caches(config: pytest.Config) -> None:

@@ -21,32 +21,34 @@ def prepared(register: Callable[[], None]) -> Callable[[], None]:
         except KernelsUnavailable as error:
             raise Unavailable(str(error)) from error
 
+    prepare.devices = ("cpu",)  # the C++ kernels are built for the CPU alone
     if register.__qualname__ == register.__name__:  # a module's function a script can call
         prepare.registers = (register.__module__, register.__name__)
     return prepare
 
 
 def triton_prepare(
-    module: str,
-    register: str = "register_triton",
-    unavailable: Callable[[], str | None] = triton_kernels.unavailable,
+    module: str, register: str = "register_triton", devices: tuple[str, ...] = ("cpu", "cuda")
 ) -> Callable[[], None]:
     """A prepare that calls ``module.register`` (which registers Triton ops),
-    or skips with the reason ``unavailable`` gives (the module imports Triton).
-    By default the Triton kernels run on the Cases' CPU tensors in Triton's
-    interpreter."""
+    or skips with the reason Triton cannot run them on any of ``devices``
+    here (the module imports Triton). By default the kernels run on CUDA
+    tensors natively and on CPU tensors in Triton's interpreter, whichever
+    this process runs (``kernels.triton.unavailable_on``)."""
 
     def prepare() -> None:
-        problem = unavailable()
-        if problem is not None:
-            raise Unavailable(problem)
+        problems = [triton_kernels.unavailable_on(device) for device in devices]
+        if all(problems):
+            raise Unavailable(str(problems[0]))
         getattr(importlib.import_module(module), register)()
 
     prepare.registers = (module, register)  # what a repro script calls to register the ops
+    prepare.devices = devices
+    prepare.unavailable_on = triton_kernels.unavailable_on
     return prepare
 
 
 def prepare_native(module: str) -> Callable[[], None]:
-    """A prepare for a native Triton Spec: skips with the reason where no GPU
-    runs Triton natively."""
-    return triton_prepare(module, unavailable=triton_kernels.native_unavailable)
+    """A prepare for a native Triton Spec: CUDA alone; skips with the reason
+    where no GPU runs Triton natively."""
+    return triton_prepare(module, devices=("cuda",))

@@ -26,7 +26,7 @@ def unavailable() -> str | None:
     if not interpreted():
         return (
             "the Cases are CPU tensors and Triton's interpreter is off (a GPU machine does not "
-            "set TRITON_INTERPRET=1 by itself); the native Triton specs run these kernels there"
+            "set TRITON_INTERPRET=1 by itself); --device=cuda runs these kernels natively"
         )
     return None
 
@@ -58,6 +58,12 @@ def native_unavailable() -> str | None:
     return None
 
 
+def unavailable_on(device: str) -> str | None:
+    """Why Triton kernels cannot run here on tensors of device type
+    ``device`` (the CPU's through the interpreter, CUDA's natively), or None."""
+    return unavailable() if device == "cpu" else native_unavailable()
+
+
 def register(
     name: str,
     launch: Callable[..., None],
@@ -79,19 +85,22 @@ def register(
 
 def on_cuda(name: str, writes: tuple[str, ...]) -> Callable[..., None]:
     """Op ``name`` (``namespace::op``, resolved when called) on CUDA copies of
-    a CPU Case's tensors, with their strides, its ``writes`` copied back and
-    its outputs moved back: a CPU Case runs a native Triton kernel, in eager
-    and compiled programs alike."""
+    a Case's tensors, with their strides, its ``writes`` copied back and its
+    outputs moved back to the Case's device: a CPU Case runs a native Triton
+    kernel, in eager and compiled programs alike, and a CUDA Case runs it on
+    copies of its own."""
     namespace, _, op_name = name.partition("::")
 
     def native(**args: object) -> object:
         op = getattr(getattr(torch.ops, namespace), op_name).default
+        tensors = [v for v in args.values() if isinstance(v, torch.Tensor)]
+        home = tensors[0].device if tensors else torch.device("cpu")
         moved = {k: _to_cuda(v) if isinstance(v, torch.Tensor) else v for k, v in args.items()}
         out = op(**moved)
         for written in writes:
             if isinstance(args[written], torch.Tensor):
                 args[written].copy_(moved[written])
-        return torch.utils._pytree.tree_map_only(torch.Tensor, lambda t: t.cpu(), out)
+        return torch.utils._pytree.tree_map_only(torch.Tensor, lambda t: t.to(home), out)
 
     native.__name__ = native.__qualname__ = f"{op_name}_on_cuda"
     return native

@@ -29,6 +29,10 @@ class CrashReport:
         self.folder = Path(config.getoption("--repro-dir"))
         self.specs = [f"--specs={t}" for t in config.getoption("--specs")]
         self.specs += [f"--specs-from={t}" for t in config.getoption("--specs-from")]
+        # The Case died on this device: its rerun runs there too.
+        device = config.getoption("--device", "cpu")
+        if device != "cpu":
+            self.specs.append(f"--device={device}")
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched) -> None:

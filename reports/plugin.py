@@ -4,7 +4,8 @@
 Mode, outcome (with a skip's reason), duration, the number of Cases judged
 and the Findings (blocking ones from the failing Case, non-blocking ones once
 per verdict with a count); a failure adds its report and, for each distinct
-failure, its shrunk Case, rerun command and repro script. ``--report-md
+failure, its shrunk Case, rerun command and repro script; a run on
+another device than the CPU names it (``device``). ``--report-md
 PATH`` writes the run's table (``reports.matrix``). The same Findings go into
 the test's ``user_properties``, so ``--junitxml`` carries them too. Under
 pytest-xdist the controller receives every worker's reports and writes the
@@ -57,7 +58,8 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     json_path, md_path = config.getoption("--report-json"), config.getoption("--report-md")
     if json_path is not None or md_path is not None:
-        config.pluginmanager.register(RunReport(json_path, md_path), "conformance-run-report")
+        report = RunReport(json_path, md_path, config.getoption("--device", "cpu"))
+        config.pluginmanager.register(report, "conformance-run-report")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(CrashReport(config), "conformance-crash-report")
 
@@ -106,9 +108,11 @@ class RunReport:
     """Collects every check's record; at the end writes the JSON report and
     its Markdown table (each where asked)."""
 
-    def __init__(self, json_path: Path | None, md_path: Path | None):
+    def __init__(self, json_path: Path | None, md_path: Path | None, device: str = "cpu"):
         self.json_path = json_path
         self.md_path = md_path
+        # Named where it is not the CPU, so a CPU run's report reads as before.
+        self.device = {} if device == "cpu" else {"device": device}
         self.results: list[dict] = []
         self.started = time.time()
 
@@ -123,7 +127,7 @@ class RunReport:
         self.results.append(record(report))
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        report = run_metadata(time.time() - self.started) | {"results": self.results}
+        report = run_metadata(time.time() - self.started) | self.device | {"results": self.results}
         if self.json_path is not None:
             self.json_path.parent.mkdir(parents=True, exist_ok=True)
             self.json_path.write_text(json.dumps(report, indent=2) + "\n")

@@ -1,5 +1,5 @@
 """The conformance tests, the catalog and the zoo, the profiles' policy and
-the lint's command line: the suite's entry points."""
+the lint's command line, the GPU check: the suite's entry points."""
 
 from kernels.interpreter import interpret_by_default
 

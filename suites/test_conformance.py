@@ -20,6 +20,7 @@ import pytest
 from hypothesis import settings
 
 from oracles.checks import CHECKS, Check
+from oracles.core.devices import DEFAULT_DEVICE
 from oracles.core.findings import CheckFailure, ConformanceFailure
 from oracles.core.spec import Spec, Unavailable
 from oracles.runner.loading import load_specs
@@ -50,12 +51,14 @@ def _run(
                 f"in the {replay.mode} mode"
             )
     fault = fault_modes().get(mode)
+    device = config.getoption("--device")
     rerun = " ".join(
         ["pytest", shlex.quote(request.node.nodeid)]
         + [shlex.quote(f"--specs={target}") for target in _defining(spec, config)]
         + [shlex.quote(f"--specs-from={t}") for t in config.getoption("--specs-from")]
         + ([f"--modes={mode}"] if fault is not None else [])
         + (["--skip-examples"] if config.getoption("--skip-examples") else [])
+        + ([f"--device={device}"] if device != DEFAULT_DEVICE else [])
         # One test: workers would only add their start-up.
         + ["-n", "0"]
     )
@@ -76,6 +79,7 @@ def _run(
             running=running_file(config.getoption("--repro-dir")),
             tally=tally,
             examples=not config.getoption("--skip-examples"),
+            device=device,
         )
     except Unavailable as error:
         pytest.skip(f"{spec.name}: {error}")

@@ -13,6 +13,7 @@ from oracles.comparisons.outputs import ALIAS_ADVICE, aliases, schema_aliasing
 from oracles.comparisons.writes import buffer_writes, writes
 from oracles.core.case import Case, View
 from oracles.core.findings import ConformanceFailure, Finding
+from oracles.core.reference import on_cpu
 from oracles.core.spec import Spec
 from oracles.core.verdicts import CRASH, SCHEMA, WRITES
 from oracles.judging.check import Check, of_case
@@ -38,7 +39,8 @@ def check_schema(spec: Spec, case: Case) -> list[Finding]:
         fake = FAKE.run(spec, case)
         if fake.error is None:  # a failing fake is the fake check's finding
             found += schema_aliasing(spec.overload, fake.outputs, fake.args, "the fake")
-    expectation = spec.reference(**case.bind(eager.buffers_before)) if spec.reference else None
+    before = on_cpu(eager.buffers_before)
+    expectation = spec.reference(**case.bind(before)) if spec.reference else None
     found += writes(case, eager, spec.declared_writes, expectation, spec.ulp_budget)
     return found
 

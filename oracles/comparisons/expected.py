@@ -13,7 +13,7 @@ from typing import Any
 import torch
 
 from oracles.core.observation import flatten_outputs
-from oracles.core.reference import Expectation, Expected, float64_leaf
+from oracles.core.reference import Expectation, Expected, float64_leaf, on_cpu
 
 
 def _program_in_float64(
@@ -52,7 +52,9 @@ def program_expectation(
     """What ``program`` gives in float64 with the op replaced by ``reference``'s
     values (and, in a second run, their scales, or the Expected attribute
     ``scale`` names): its outputs and buffers, from the Case's buffers
-    ``originals`` and ``bind`` making the op's arguments of them."""
+    ``originals`` (on the CPU, copied there from any other device) and
+    ``bind`` making the op's arguments of them."""
+    originals = on_cpu(originals)
     expectation = reference(**bind(originals))
     values, value_buffers = _program_in_float64(program, bind, originals, expectation, "value")
     scales, scale_buffers = _program_in_float64(program, bind, originals, expectation, scale)
@@ -94,8 +96,10 @@ def gradient_expectation(
     reference writes one) weighted by the upstream gradients' magnitudes: for
     arithmetic linear in each input (a rotation, a selection) that is the sum
     of the magnitudes of the terms the gradient adds up, so cancellation is
-    judged by the rounding its terms allow, as outputs are."""
-    leaves = {n: (float64_leaf(b) if n in wrt else b) for n, b in originals.items()}
+    judged by the rounding its terms allow, as outputs are. It is computed
+    on the CPU, from copies of a device's buffers and upstream gradients."""
+    tangents = on_cpu(tangents)
+    leaves = {n: (float64_leaf(b) if n in wrt else b) for n, b in on_cpu(originals).items()}
     outputs, _ = program_expectation(program, reference, leaves, bind, "gradient_scale")
     assert outputs is not None, "upstream gradients come from outputs"
     value = sum((outputs[i].value * g.to(torch.float64)).sum() for i, g in tangents.items())

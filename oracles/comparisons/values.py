@@ -59,7 +59,9 @@ def bit_exact(
 def within_ulps(
     label: str, got: torch.Tensor, expected: Expected, budget: int, mode: str
 ) -> list[Finding]:
-    """``got`` must lie within ``budget`` ULPs of the float64 reference."""
+    """``got`` must lie within ``budget`` ULPs of the float64 reference
+    (which is on the CPU: ``got`` is judged there)."""
+    got = got.cpu()
     if tuple(got.shape) != tuple(expected.value.shape):
         return [
             Finding(

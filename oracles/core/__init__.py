@@ -9,5 +9,5 @@ specializes on), ``observation`` (one run of a Case), ``findings``
 Finding), ``program`` (generated model code as data), ``reference``
 (float64 references and ULPs), ``gradients`` (upstream gradients and a
 program's gradients), ``domain`` (a kernel's declared domain), ``meter``
-(what a process has compiled).
+(what a process has compiled), ``devices`` (the device a run's Cases live on).
 """

@@ -5,6 +5,10 @@ it) and each tensor argument as a chain of view operations on a buffer, so the
 same views can be made eagerly, on fake buffers, and inside a compiled graph
 (``qkv.split(...)`` as model code does). Materializing twice gives equal,
 independent tensors.
+
+A Case lives on a device (``--device``, the CPU by default): its buffers
+are filled on the CPU, by one seeded generator, and moved there, so a Case
+holds the same values on every device.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 
 import torch
 
+from oracles.core.devices import DEFAULT_DEVICE
 from oracles.core.program import Program
 from oracles.core.views import CaseError, ViewOp, apply_view_ops, check_view_ops
 
@@ -116,6 +121,10 @@ class Case:
     # The layouts of the upstream gradients a backward receives, cycled over
     # the differentiable outputs (``oracles.core.gradients``); empty: contiguous.
     tangents: tuple[str, ...] = ()
+    # Left out of the repr, which digests a Case in reports compared across
+    # runs: a CPU Case keeps the key it always had, and ``describe`` names
+    # any other device.
+    device: str = dataclasses.field(default=DEFAULT_DEVICE, repr=False)
 
     def __post_init__(self) -> None:
         for name, value in self.args.items():
@@ -127,9 +136,18 @@ class Case:
                     f"allocate (its buffers: {', '.join(sorted(self.buffers))})"
                 )
 
+    def on(self, device: str) -> Case:
+        """The same Case on ``device``."""
+        return self if device == self.device else dataclasses.replace(self, device=device)
+
     def allocate(self) -> dict[str, torch.Tensor]:
+        """The buffers on the Case's device, filled on the CPU (the same
+        values everywhere)."""
         generator = torch.Generator().manual_seed(self.seed)
-        return {name: buf.allocate(generator) for name, buf in sorted(self.buffers.items())}
+        return {
+            name: buf.allocate(generator).to(self.device)
+            for name, buf in sorted(self.buffers.items())
+        }
 
     def bind(self, buffers: Mapping[str, torch.Tensor]) -> dict[str, Any]:
         """The op's arguments, with every View made from ``buffers``."""
@@ -163,6 +181,8 @@ class Case:
         text = ", ".join(parts)
         if self.tangents:
             text += f"; upstream gradients {', '.join(self.tangents)}"
+        if self.device != DEFAULT_DEVICE:
+            text += f"; on {self.device}"
         return f"{self.label}: {text}" if self.label else text
 
 

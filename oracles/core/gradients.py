@@ -31,12 +31,13 @@ TANGENT_LAYOUTS = (CONTIGUOUS, "transposed", "strided", "expanded")
 
 def tangent_for(output: torch.Tensor, layout: str, generator: torch.Generator) -> torch.Tensor:
     """An upstream gradient for ``output``: its shape and dtype, laid out as
-    ``layout`` says where the output's rank allows (else contiguous)."""
+    ``layout`` says where the output's rank allows (else contiguous), on its
+    device (drawn on the CPU: the same values on every device)."""
     shape = tuple(output.shape)
 
     def fresh(size: tuple[int, ...]) -> torch.Tensor:
         drawn = torch.randn(size, generator=generator, dtype=torch.float32)
-        return drawn.to(output.dtype)
+        return drawn.to(output.device, output.dtype)
 
     if layout == "transposed" and len(shape) >= 2:
         return fresh((*shape[:-2], shape[-1], shape[-2])).transpose(-1, -2)

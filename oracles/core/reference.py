@@ -6,14 +6,20 @@ same inputs and a *scale*: the magnitude of the terms that produced it. Error
 is counted in ULPs of the tested dtype at ``max(|value|, scale)``, so a
 cancelling ``x*cos - y*sin`` is judged by the rounding its terms allow, not by
 its tiny result.
+
+References run on the CPU whatever device a Case lives on (``on_cpu``):
+float64 is exact there, and a reference written for the CPU runs as written.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from typing import TypeVar
 
 import torch
+
+Key = TypeVar("Key")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +95,12 @@ def float32_excess(units: float, dtype: torch.dtype) -> float:
     return units * torch.finfo(torch.float32).eps / 2 / (1.5 * torch.finfo(dtype).eps)
 
 
+def on_cpu(tensors: Mapping[Key, torch.Tensor]) -> dict[Key, torch.Tensor]:
+    """``tensors`` on the CPU for a reference: copies of a device's tensors,
+    the CPU's own tensors as they are."""
+    return {name: tensor.cpu() for name, tensor in tensors.items()}
+
+
 def float64_leaf(buffer: torch.Tensor) -> torch.Tensor:
     """A float64 copy of ``buffer`` that takes gradients and remembers its dtype."""
     leaf = buffer.detach().to(torch.float64).requires_grad_()
@@ -103,9 +115,10 @@ def exact(tensor: torch.Tensor) -> Expected:
 
 
 def ulp_error(got: torch.Tensor, expected: Expected) -> torch.Tensor:
-    """Elementwise error of ``got`` in ULPs of its dtype; NaN matches NaN."""
+    """Elementwise error of ``got`` in ULPs of its dtype; NaN matches NaN.
+    Measured where the reference is (the CPU), whatever device ``got`` is on."""
     finfo = torch.finfo(got.dtype)
-    got64 = got.to(torch.float64)
+    got64 = got.to(expected.value.device, torch.float64)
     magnitude = torch.maximum(expected.value.abs(), expected.scale)
     magnitude = magnitude.nan_to_num(nan=finfo.tiny, posinf=finfo.max).clamp_min(finfo.tiny)
     ulp = finfo.eps * torch.exp2(torch.floor(torch.log2(magnitude)))

@@ -17,6 +17,7 @@ from hypothesis.strategies import SearchStrategy
 
 from oracles.core.calls import read_outputs, written_names
 from oracles.core.case import Case
+from oracles.core.devices import ANYWHERE, device_type, elsewhere
 from oracles.core.domain import Domain
 from oracles.core.reference import Expectation
 from oracles.core.schema import fake_source
@@ -68,6 +69,11 @@ class Spec:
     - ``grad_ulp_budget``: ULPs allowed for gradients against the float64 ones
       (None: ``ulp_budget``); a backward adds up the gradients of every use
       of a value (an output read more than once), and each sum rounds.
+    - ``devices``: the device types the op has kernels for (``"cpu"``,
+      ``"cuda"``); a run on another device skips the spec, saying so. None:
+      what its ``prepare`` says (``prepare.devices``, which the families'
+      helpers set: C++ kernels run on the CPU, Triton kernels where Triton
+      runs them), else anywhere (a pure-PyTorch op).
     - ``inferred``: ``inferred(case)`` is True for a Case the spec only infers
       the op accepts (a recording's Case that no recorded call shows). Where
       the op refuses one eagerly, that is the edge of what is known: a
@@ -91,6 +97,29 @@ class Spec:
     grads: tuple[str, ...] = ()
     grad_ulp_budget: int | None = None
     inferred: Callable[[Case], bool] | None = None
+    devices: tuple[str, ...] | None = None
+
+    @property
+    def runs_on(self) -> tuple[str, ...]:
+        """The device types the op has kernels for (see ``devices``)."""
+        if self.devices is not None:
+            return self.devices
+        return getattr(self.prepare, "devices", ANYWHERE)
+
+    def unavailable_on(self, device: str) -> str | None:
+        """Why the spec cannot run on ``device``, or None: its op has no
+        kernel there, or what its kernels need is missing here
+        (``prepare.unavailable_on``, where the prepare has one)."""
+        check = getattr(self.prepare, "unavailable_on", None)
+        kind = device_type(device)
+        if kind in self.runs_on:
+            return None if check is None else check(kind)
+        # Kernels that can run on none of their devices here say why, as the
+        # prepare itself does (the native Triton specs on a machine without CUDA).
+        lacking = [] if check is None else [check(d) for d in self.runs_on]
+        if lacking and all(lacking):
+            return lacking[0]
+        return elsewhere("its op", self.runs_on, device)
 
     @property
     def gradient_budget(self) -> int:

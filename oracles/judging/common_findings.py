@@ -11,6 +11,7 @@ from oracles.comparisons.values import within_ulps
 from oracles.core.case import Case
 from oracles.core.findings import Finding, error_chain, error_text
 from oracles.core.observation import Observation
+from oracles.core.reference import on_cpu
 from oracles.core.schema import functionalization_problem
 from oracles.core.spec import Spec
 from oracles.core.verdicts import COMPILED, CRASH, FAKE, OUTPUTS
@@ -44,7 +45,7 @@ def against_reference(spec: Spec, case: Case, eager: Observation) -> list[Findin
     """An eager run that succeeded, judged against the float64 reference."""
     if spec.reference is None:
         return []
-    expectation = spec.reference(**case.bind(eager.buffers_before))
+    expectation = spec.reference(**case.bind(on_cpu(eager.buffers_before)))
     found = []
     outputs = eager.outputs or ()
     if len(outputs) != len(expectation.outputs):

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
+from oracles.core.devices import ANYWHERE
 from oracles.modes.deployment import Deployment
 
 
@@ -32,6 +33,9 @@ class CompileSettings:
     stage: int = 3  # order in the compiler stack: Dynamo 0, AOTAutograd 1-2, Inductor 3
     settings: Callable[[], AbstractContextManager[None]] = _no_settings  # process state it needs
     requires: Callable[[], str | None] = lambda: None  # why it cannot run here
+    # The device types it makes sense on, and why not on the others.
+    devices: tuple[str, ...] = ANYWHERE
+    off_device: str = ""
     only_inexact: bool = False  # only for specs with bit_exact=False
     autograd_cache: bool = False  # AOTAutograd's cache on (as torch ships it)
     script_setup: str = ""  # what a repro script runs for ``settings``

@@ -192,6 +192,8 @@ COMPILED = {
             settings=triton_cpu.interpreted,
             requires=triton_cpu.unavailable,
             script_setup=triton_cpu.SCRIPT_SETUP,
+            devices=("cpu",),
+            off_device="on CUDA, inductor itself generates Triton, run natively",
         ),
         # Serving stacks turn the asserts off for speed: a wrong fake then
         # gives wrong values, which the value verdicts must catch.

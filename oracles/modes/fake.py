@@ -15,9 +15,6 @@ from oracles.core.spec import Spec
 from oracles.modes.mode import OP_ALONE, Mode, Run, observe
 from oracles.modes.programs import around
 
-# Where Case.allocate puts every buffer.
-_CASE_DEVICE = torch.device("cpu")
-
 
 class Fake(Mode):
     name = "fake"
@@ -35,8 +32,10 @@ class Fake(Mode):
         # by one Case's few calls, each at its own sizes.
         mode.cache_enabled = False
         wrap = mode.fake_tensor_converter.from_meta_and_device
+        # FakeTensors of the device the Case lives on, as eager's tensors are.
+        device = torch.device(case.device)
         args = {
-            name: wrap(mode, value, _CASE_DEVICE) if isinstance(value, torch.Tensor) else value
+            name: wrap(mode, value, device) if isinstance(value, torch.Tensor) else value
             for name, value in case.bind(case.meta_buffers()).items()
         }
         function = around(spec, case) if how.program else None
@@ -70,6 +69,9 @@ def fake_result(op: torch._ops.OpOverload, case: Any) -> tuple[Any, dict[str, An
     Case's shapes and strides), and those arguments."""
     mode = FakeTensorMode()
     with mode:
-        buffers = {name: torch.empty(b.shape, dtype=b.dtype) for name, b in case.buffers.items()}
+        buffers = {
+            name: torch.empty(b.shape, dtype=b.dtype, device=case.device)
+            for name, b in case.buffers.items()
+        }
         args = case.bind(buffers)
         return call_fake(op, mode, args), args

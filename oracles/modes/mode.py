@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from oracles.core.case import Case
+from oracles.core.devices import ANYWHERE, elsewhere
 from oracles.core.observation import Observation, flatten_outputs
 from oracles.core.signature import BatchSignature
 from oracles.core.spec import Spec
@@ -45,6 +46,9 @@ class Mode:
 
     name: str
     what: str  # what the Mode is, in words, for messages and the reference pages
+    # The device types it makes sense on, and why not on the others.
+    devices: tuple[str, ...] = ANYWHERE
+    off_device: str = ""
 
     def run(self, spec: Spec, case: Case, how: Run = OP_ALONE) -> Observation:
         raise NotImplementedError
@@ -52,6 +56,10 @@ class Mode:
     def unavailable(self, spec: Spec) -> str | None:
         """Why this Mode cannot run ``spec`` here, or None."""
         return None
+
+    def unavailable_on(self, device: str) -> str | None:
+        """Why this Mode makes no sense on ``device``, or None."""
+        return elsewhere(f"the {self.name} mode", self.devices, device, self.off_device)
 
     @property
     def batch_program(self) -> str:

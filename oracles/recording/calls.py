@@ -2,7 +2,7 @@
 
 A recorded call holds, per schema argument, its plain value or, for a
 tensor, its dtype, shape, strides, storage offset and the buffer (one
-storage) it lies in, so arguments that are views of one buffer (the q, k
+storage, on its device) it lies in, so arguments that are views of one buffer (the q, k
 and v of a fused qkv split) stay views of one buffer when the call is
 replayed. Integer tensors (positions, indices, slot mappings) keep the range
 of their values, so replayed ones stay in the op's domain. Equal calls are
@@ -10,7 +10,8 @@ merged, with their count.
 
 The file is JSON: ``{"version", "command", "torch", "imports", "libraries",
 "ops": {qualified name: {"schema", "registration", "calls": [{"count", "buffers",
-"args"}]}}, "composite": {the same, for ops that decompose}}``.
+"args"}]}}, "composite": {the same, for ops that decompose}}``; a buffer
+names its device where it is not the CPU.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from oracles.core.devices import DEFAULT_DEVICE
 
 VERSION = 1
 
@@ -41,11 +44,13 @@ class RecordedTensor:
 
 @dataclasses.dataclass(frozen=True)
 class RecordedBuffer:
-    """One storage of a call: its dtype, and the range of its values for integers."""
+    """One storage of a call: its dtype, the range of its values for
+    integers, and its device."""
 
     dtype: torch.dtype
     low: int | None = None  # integer values lie in [low, high]
     high: int | None = None
+    device: str = DEFAULT_DEVICE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,6 +66,13 @@ class RecordedCall:
     buffers: tuple[RecordedBuffer, ...]
     args: tuple[tuple[str, Any], ...]  # schema name, plain value or RecordedTensor (or lists)
     count: int = 1
+
+    @property
+    def device(self) -> str:
+        """Where the call ran: its buffers' device (a CUDA op's CPU
+        arguments aside), the CPU where it had no other."""
+        devices = [b.device for b in self.buffers if b.device != DEFAULT_DEVICE]
+        return devices[0] if devices else DEFAULT_DEVICE
 
     def unsupported(self) -> list[str]:
         """The arguments a Case cannot hold, as ``name (type)``."""
@@ -173,18 +185,23 @@ def encode_call(call: RecordedCall) -> dict[str, Any]:
     return {
         "count": call.count,
         "buffers": [
-            {"dtype": _dtype_name(b.dtype)} | ({} if b.low is None else {"range": [b.low, b.high]})
+            {"dtype": _dtype_name(b.dtype)}
+            | ({} if b.low is None else {"range": [b.low, b.high]})
+            # CPU buffers say nothing, as recordings did before they kept devices.
+            | ({} if b.device == DEFAULT_DEVICE else {"device": b.device})
             for b in call.buffers
         ],
         "args": {name: encode_value(value) for name, value in call.args},
     }
 
 
+def _decode_buffer(data: Mapping[str, Any]) -> RecordedBuffer:
+    low, high = data.get("range") or (None, None)
+    return RecordedBuffer(_dtype(data["dtype"]), low, high, data.get("device", DEFAULT_DEVICE))
+
+
 def _decode_call(data: Mapping[str, Any]) -> RecordedCall:
-    buffers = tuple(
-        RecordedBuffer(_dtype(b["dtype"]), *(b.get("range") or (None, None)))
-        for b in data["buffers"]
-    )
+    buffers = tuple(_decode_buffer(b) for b in data["buffers"])
     args = tuple((name, decode_value(v)) for name, v in data["args"].items())
     return RecordedCall(buffers, args, int(data["count"]))
 

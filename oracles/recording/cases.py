@@ -111,7 +111,8 @@ def case_of(call: RecordedCall, seed: int = 0, label: str = "recorded call") -> 
             return [arg(v) for v in value]
         return value
 
-    return Case(buffers, {name: arg(value) for name, value in call.args}, seed=seed, label=label)
+    args = {name: arg(value) for name, value in call.args}
+    return Case(buffers, args, seed=seed, label=label, device=call.device)
 
 
 def _resizable(t: RecordedTensor, dim: int, alone: bool) -> bool:

@@ -42,8 +42,9 @@ class _Buffers:
         self.tensors: list[list[torch.Tensor]] = []
 
     def index(self, tensor: torch.Tensor) -> int:
-        # One storage seen as two dtypes stays two buffers: a Case's buffer has one dtype.
-        key = (tensor.untyped_storage().data_ptr(), tensor.dtype)
+        # One storage seen as two dtypes stays two buffers: a Case's buffer
+        # has one dtype; storages of two devices are two, whatever their addresses.
+        key = (tensor.device, tensor.untyped_storage().data_ptr(), tensor.dtype)
         if key not in self.keys:
             self.keys[key] = len(self.tensors)
             self.tensors.append([])
@@ -53,14 +54,14 @@ class _Buffers:
     def recorded(self) -> tuple[RecordedBuffer, ...]:
         buffers = []
         for tensors in self.tensors:
-            dtype = tensors[0].dtype
+            dtype, device = tensors[0].dtype, str(tensors[0].device)
             values = [t for t in tensors if t.numel()]
             if dtype.is_floating_point or dtype.is_complex or not values:
-                buffers.append(RecordedBuffer(dtype))
+                buffers.append(RecordedBuffer(dtype, device=device))
                 continue
             low = min(int(t.min()) for t in values)
             high = max(int(t.max()) for t in values)
-            buffers.append(RecordedBuffer(dtype, low, high))
+            buffers.append(RecordedBuffer(dtype, low, high, device))
         return tuple(buffers)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import torch
 
 from oracles.core.case import Case
+from oracles.core.devices import device_type
 from oracles.core.spec import Spec, SpecError
 from oracles.recording.calls import Recording, RecordingError
 from oracles.recording.cases import case_of, recorded_cases, tensors_of
@@ -133,6 +134,8 @@ def recorded_spec(
         "families": ("recorded",),
         "examples": examples,
         "prepare": _preparer(recording),
+        # Where the op was seen to run: a call recorded on CUDA replays there.
+        "devices": tuple(sorted({device_type(call.device) for call in calls})),
         # A Case of the user's own strategy is one the op must take.
         "inferred": None if "cases" in fields else lambda case: _layout(case) not in shown,
     }

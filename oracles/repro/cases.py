@@ -6,16 +6,25 @@ from collections.abc import Sequence
 from typing import Any
 
 from oracles.core.case import DEFAULT, Case, View
+from oracles.core.devices import DEFAULT_DEVICE
 from oracles.core.signature import Constant
 from oracles.core.views import view_expression, view_ranks
 from oracles.repro.values import comment, literal, size_literal
 
-ALLOCATE = '''
+
+def allocate_function(cases: Sequence[Case]) -> str:
+    """``allocate``: a Case's buffers as the suite allocates them, moved to
+    its device where the script's Cases are not on the CPU (a CPU Case's
+    script reads as it did before Cases had devices)."""
+    on_device = any(case.device != DEFAULT_DEVICE for case in cases)
+    entry = "name: buffer.allocate(generator)" + ('.to(case["device"])' if on_device else "")
+    where = ", on its device" if on_device else ""
+    return f'''
 def allocate(case):
     """The Case's buffers as the suite allocates them: one generator seeded with
-    the Case's seed, the buffers in sorted name order (so the same values)."""
+    the Case's seed, the buffers in sorted name order (so the same values){where}."""
     generator = torch.Generator().manual_seed(case["seed"])
-    return {name: buffer.allocate(generator) for name, buffer in sorted(case["buffers"].items())}
+    return {{{entry} for name, buffer in sorted(case["buffers"].items())}}
 '''
 
 
@@ -31,6 +40,8 @@ def cases_table(cases: Sequence[Case], sizes: Sequence[tuple[int, ...]], buffer:
         lines.append("    " + text.replace("\n", "\n    "))
         lines.append("    {")
         lines.append(f'        "seed": {case.seed},')
+        if case.device != DEFAULT_DEVICE:
+            lines.append(f'        "device": {literal(case.device)},')
         lines.append('        "buffers": {')
         for name, spec in sorted(case.buffers.items()):
             lines.append(

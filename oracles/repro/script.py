@@ -28,7 +28,7 @@ from oracles.judging.script_drivers import COMMON, RESERVED, Script
 from oracles.modes import scale_op
 from oracles.modes.compile_settings import settings_of
 from oracles.modes.compiled import COMPILED, INDUCTOR, Compiled
-from oracles.repro.cases import ALLOCATE, arguments_function, cases_table
+from oracles.repro.cases import allocate_function, arguments_function, cases_table
 from oracles.repro.inliner import Inliner, join
 from oracles.repro.loading import fake_registration, op_loading
 from oracles.repro.source import rename
@@ -117,7 +117,7 @@ def render_repro(
     ]
     out.append("\n".join(constants) + "\n")
     out.append("# --- The Case ---\n\n" + cases_table(run, layout.sizes, "Buffer") + "\n")
-    out.append(ALLOCATE.strip() + "\n")
+    out.append(allocate_function(run).strip() + "\n")
     out.append(
         arguments_function(
             layout.signature_args, case, layout.buffer_names, layout.size_names, layout.parameters

@@ -13,6 +13,7 @@ from typing import Any
 from hypothesis.strategies import SearchStrategy
 
 from oracles.core.case import Case
+from oracles.core.devices import KINDS
 from oracles.core.domain import Domain
 from oracles.core.spec import Spec, SpecError
 
@@ -63,6 +64,13 @@ def validate(spec: Any, where: str) -> Spec:
         problems.append(f"grad_ulp_budget must be an int >= 0 or None, got {budget!r}")
     if spec.grads and spec.reference is None:
         problems.append("grads needs a reference: gradients are judged against its float64 ones")
+    devices = spec.devices
+    if devices is not None and (
+        isinstance(devices, str) or not devices or not set(devices) <= set(KINDS)
+    ):
+        problems.append(
+            f"devices must be a tuple of {' and '.join(KINDS)}, or None, got {devices!r}"
+        )
     if problems:
         raise SpecError(f"{label}: " + "; ".join(problems))
     return spec

@@ -45,6 +45,7 @@ from hypothesis.control import currently_in_test_context
 
 from oracles.checks import CHECKS, Check
 from oracles.core.case import Case, CaseError
+from oracles.core.devices import DEFAULT_DEVICE
 from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
 from oracles.core.signature import BatchSignature, batch_signature
 from oracles.core.spec import Spec, SpecError, Unavailable
@@ -82,20 +83,23 @@ def run_property(
     running: Path | None = None,
     tally: Tally | None = None,
     examples: bool = True,
+    device: str = DEFAULT_DEVICE,
 ) -> None:
     """Run ``check`` (a check's name, or a Check: one of them changed) on the
     spec's examples, then on generated Cases (or on
     the Cases of ``replay`` alone), in the check's Mode called ``mode`` (by
     default its first), or in the Mode ``mode`` itself (an injected compiler
     fault, which no check lists); raise CheckFailure on blocking Findings, and
-    Unavailable when the Mode cannot run the spec here.
+    Unavailable when the Mode cannot run the spec here, or the spec or the
+    Mode cannot run on ``device``.
 
     ``on_finding(finding, case)`` sees every non-blocking Finding, and the
     blocking ones of the Cases the property finally fails on. ``batch_size``
     1 compiles every Case on its own. ``running``: a file that holds, while
     each Case runs, a Replay of it, so a process killed by a kernel leaves
     word of the Case that killed it. ``tally`` counts the Cases judged.
-    ``examples`` False leaves out the spec's explicit examples.
+    ``examples`` False leaves out the spec's explicit examples. ``device``:
+    where every Case lives (``oracles.core.devices.parse_device`` spells it).
 
     The steps: a spec the check cannot judge at all fails at once
     (``_unfit``); else each search (``_searched``) draws Cases and judges
@@ -104,10 +108,14 @@ def run_property(
     """
     the_check = check if isinstance(check, Check) else CHECKS[check]
     the_mode = mode if isinstance(mode, Mode) else the_check.mode(mode)
-    why = the_mode.unavailable(spec)
+    # A Mode off its device says so before what it needs there (which
+    # assumes its device); a spec's own reasons come last, as its prepare's did.
+    why = (
+        the_mode.unavailable_on(device) or the_mode.unavailable(spec) or spec.unavailable_on(device)
+    )
     if why is not None:
         raise Unavailable(why)
-    run = _Property(spec, the_check, the_mode, batch_size, on_finding, running, tally)
+    run = _Property(spec, the_check, the_mode, batch_size, on_finding, running, tally, device)
     with spec.installed(), tallied(tally), same_draws():
         unfit = _unfit(run, replay)
         failures = [] if unfit is None else [unfit]
@@ -138,6 +146,7 @@ class _Property:
     on_finding: Callable[[Finding, str], None] | None
     running: Path | None
     tally: Tally | None
+    device: str
     found: set[frozenset[str]] = dataclasses.field(default_factory=set)  # kinds found, now passed
     partial: list[ConformanceFailure] = dataclasses.field(default_factory=list)  # their subsets
 
@@ -148,7 +157,9 @@ class _Property:
         return None if overload is None else {a.name for a in overload._schema.arguments}
 
     def __call__(self, cases: list[Case]) -> None:
-        """The property: one drawn example (a batch of Cases, or one) judged."""
+        """The property: one drawn example (a batch of Cases, or one) judged,
+        on the run's device (a spec's strategies draw Cases of the CPU)."""
+        cases = [case.on(self.device) for case in cases]
         for case in cases:
             self.draw(case)
         cases = [case for case in cases if not self.at_the_edge(case)]
@@ -255,6 +266,7 @@ def _unfit(run: _Property, replay: Replay | None) -> ConformanceFailure | None:
         cases, index = replay.cases, replay.index
     else:
         cases, index = (run.check.one_case(run.spec),), 0
+    cases = tuple(case.on(run.device) for case in cases)
     return run.failure([finding], cases[index].describe(), cases, index, None)
 
 
@@ -323,7 +335,8 @@ def _finished(
     # spec wrote it (often the very Case an upstream report names), with
     # the way to a shrunk generated Case instead of a second search here.
     for failure in failures:
-        explicit = failure is not unfit and failure.cases[failure.index] in check.explicit(run.spec)
+        written = [case.on(run.device) for case in check.explicit(run.spec)]
+        explicit = failure is not unfit and failure.cases[failure.index] in written
         if replay is None and explicit:
             failure.heading += (
                 " (an explicit example of the spec, not shrunk: rerun with "

@@ -79,6 +79,7 @@ def test_unavailable_prerequisites_skip_with_the_reason():
 
     spec = Spec(name="x", op=abs, cases=rope_cases(), reference=None, prepare=prepare)
     options = {"--replay": None, "--specs": [], "--specs-from": [], "--batch-size": None}
+    options["--device"] = "cpu"
     options["--repro-dir"] = CHECKOUT
     request = SimpleNamespace(
         config=SimpleNamespace(getoption=options.get),

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import torch
 from hypothesis import given, settings
 
-from oracles.recording.calls import RecordedBuffer, RecordedCall, RecordedTensor
+from oracles.recording.calls import (
+    RecordedBuffer,
+    RecordedCall,
+    RecordedTensor,
+    _decode_call,
+    encode_call,
+)
 from oracles.recording.cases import case_of, recorded_cases
 from oracles.recording.relations import Place, varied
 
@@ -64,3 +72,14 @@ def test_only_what_varied_between_calls_is_drawn_again():
 
     check()
     assert len(tokens_seen) > 3  # other token counts than the recorded 7 and 3
+
+
+def test_a_call_recorded_on_cuda_keeps_its_device_and_a_cpu_call_says_nothing():
+    cpu = rope_call(7)
+    on_cuda = dataclasses.replace(
+        cpu, buffers=tuple(dataclasses.replace(b, device="cuda:0") for b in cpu.buffers)
+    )
+    assert all("device" not in buffer for buffer in encode_call(cpu)["buffers"])
+    assert _decode_call(encode_call(on_cuda)) == on_cuda
+    assert (cpu.device, on_cuda.device) == ("cpu", "cuda:0")
+    assert case_of(on_cuda).device == "cuda:0" and case_of(cpu).device == "cpu"
