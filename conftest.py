@@ -207,7 +207,7 @@ def _modes(config: pytest.Config) -> list[str]:
 def _replay(config: pytest.Config):
     """The ``--replay`` file's Cases, read once: a missing or malformed file
     stops the run here, in one line."""
-    from oracles.core.spec import SpecError
+    from oracles.core.specification import SpecError
     from oracles.runner.replay import Replay
 
     if _REPLAY not in config.stash:
@@ -221,7 +221,7 @@ def _replay(config: pytest.Config):
 def _specs(config: pytest.Config) -> list:
     """The run's specs (``--specs``, else the built-in catalog), loaded once."""
     if _SPECS not in config.stash:
-        from oracles.core.spec import SpecError
+        from oracles.core.specification import SpecError
         from oracles.runner.loading import load_specs
         from suites.catalog import builtin_specs
 

@@ -39,7 +39,7 @@ def measure(calls: int, ops: int, explicit: bool, depth: int = 1) -> dict:
     """Compile and run the program once, in this (fresh) process."""
     import torch
 
-    from oracles.lint.registry import EXPLICIT_FALLBACK, lowering_of, register_fallbacks
+    from oracles.lint.fallbacks import EXPLICIT_FALLBACK, lowering_of, register_fallbacks
 
     ran = [0]
     library = torch.library.Library(NAMESPACE, "DEF")

@@ -30,7 +30,7 @@ from hypothesis import settings
 
 from oracles.checks.programs import bug_key
 from oracles.core.findings import CheckFailure, Finding
-from oracles.core.spec import SpecError, Unavailable
+from oracles.core.specification import SpecError, Unavailable
 from oracles.runner.loading import load_specs
 from oracles.runner.property import run_property
 from oracles.runner.replay import ReproOptions

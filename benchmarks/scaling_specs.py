@@ -15,7 +15,7 @@ import os
 import torch
 
 from families.activation.specs import silu_spec
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 
 NAMESPACE = "scaling"
 OPS = int(os.environ.get("CONFORMANCE_SCALING_OPS", "10"))

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from kernels import triton as triton_kernels
 from kernels.build import KernelsUnavailable
-from oracles.core.spec import Unavailable
+from oracles.core.specification import Unavailable
 
 
 def prepared(register: Callable[[], None]) -> Callable[[], None]:

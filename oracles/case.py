@@ -1,6 +1,6 @@
-"""Public: what a spec file builds its Cases of (see ``oracles.core.case``)."""
+"""Public: what a spec file builds its Cases of (see ``oracles.core.buffers``)."""
 
-from oracles.core.case import DEFAULT, Buffer, Case, View, bind_views, check_value
+from oracles.core.buffers import DEFAULT, Buffer, Case, View, bind_views, check_value
 from oracles.core.views import VIEW_OPS, CaseError, ViewOp, apply_view_ops, check_view_ops
 
 __all__ = [

@@ -1,5 +1,5 @@
-"""Public: a kernel's declared domain (see ``oracles.core.domain``)."""
+"""Public: a kernel's declared domain (see ``oracles.core.kernel_domain``)."""
 
-from oracles.core.domain import Domain, edge_cases
+from oracles.core.kernel_domain import Domain, edge_cases
 
 __all__ = ["Domain", "edge_cases"]

@@ -1,6 +1,6 @@
-"""Public: strategies of strided layouts (see ``oracles.strategies.layouts``)."""
+"""Public: strategies of strided layouts (see ``oracles.strategies.strided``)."""
 
-from oracles.strategies.layouts import (
+from oracles.strategies.strided import (
     Layout,
     LayoutPlan,
     LayoutStructure,

@@ -1,6 +1,6 @@
-"""Public: what a float64 reference returns (see ``oracles.core.reference``)."""
+"""Public: what a float64 reference returns (see ``oracles.core.expectation``)."""
 
-from oracles.core.reference import (
+from oracles.core.expectation import (
     Expectation,
     Expected,
     exact,

@@ -1,5 +1,5 @@
-"""Public: explicit Inductor fallbacks for whole namespaces (see ``oracles.lint.registry``)."""
+"""Public: explicit Inductor fallbacks for whole namespaces (see ``oracles.lint.fallbacks``)."""
 
-from oracles.lint.registry import register_fallbacks
+from oracles.lint.fallbacks import register_fallbacks
 
 __all__ = ["register_fallbacks"]

@@ -1,7 +1,7 @@
 """Public: strategies of Cases of rows of a hidden dimension, as the norm,
-activation and collective families draw them (see ``oracles.strategies.rows``)."""
+activation and collective families draw them (see ``oracles.strategies.hidden_rows``)."""
 
-from oracles.strategies.rows import (
+from oracles.strategies.hidden_rows import (
     FLOAT_DTYPES,
     Rows,
     RowsModel,

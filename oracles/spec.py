@@ -1,5 +1,5 @@
 """Public: the Spec a spec file declares, the programs it may name, and how
-spec files load (see ``oracles.core.spec``, ``oracles.core.calls`` and
+spec files load (see ``oracles.core.specification``, ``oracles.core.calls`` and
 ``oracles.runner.loading``)."""
 
 from oracles.core.calls import (
@@ -10,7 +10,7 @@ from oracles.core.calls import (
     read_outputs,
     written_names,
 )
-from oracles.core.spec import Spec, SpecError, Unavailable
+from oracles.core.specification import Spec, SpecError, Unavailable
 from oracles.runner.loading import load_specs, validate
 
 __all__ = [

@@ -14,7 +14,7 @@ import pkgutil
 from types import ModuleType
 
 import families
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.modes.compiled import Compiled
 from oracles.runner.loading import validate
 

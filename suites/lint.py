@@ -23,7 +23,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from oracles.core.spec import Spec, SpecError, Unavailable
+from oracles.core.specification import Spec, SpecError, Unavailable
 from oracles.core.verdicts import IMPLICIT_FALLBACK as IMPLICIT
 from oracles.lint.lint import OpLint, lint
 from oracles.runner.loading import IMPORT_OPTION, import_registering, load_specs

@@ -22,7 +22,7 @@ from hypothesis import settings
 from oracles.checks import CHECKS, Check
 from oracles.core.devices import DEFAULT_DEVICE
 from oracles.core.findings import CheckFailure, ConformanceFailure
-from oracles.core.spec import Spec, Unavailable
+from oracles.core.specification import Spec, Unavailable
 from oracles.runner.loading import load_specs
 from oracles.runner.property import run_property
 from oracles.runner.replay import Replay, ReproOptions

@@ -9,7 +9,7 @@ from hypothesis import settings
 
 from kernels.build import toolchain_problem
 from oracles.core.findings import CheckFailure
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.runner.property import run_property
 from suites import zoo
 from suites.policy import PROFILES

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from oracles.core.reference import (
+from oracles.core.expectation import (
     Expectation,
     Expected,
     float32_excess,

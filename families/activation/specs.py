@@ -17,8 +17,14 @@ from families import prepare_native, prepared, triton_prepare
 from families.activation import ops, reference
 from kernels import triton as triton_kernels
 from oracles.core.calls import read_back
-from oracles.core.spec import Spec
-from oracles.strategies.rows import Rows, contiguous_model, rows_batches, rows_case, rows_cases
+from oracles.core.specification import Spec
+from oracles.strategies.hidden_rows import (
+    Rows,
+    contiguous_model,
+    rows_batches,
+    rows_case,
+    rows_cases,
+)
 
 SILU_AND_MUL = Rows(rows={"result": 1, "input": 2}, order=("result", "input"))
 SILU_AND_MUL_FUNCTIONAL = Rows(rows={"input": 2}, order=("input",))

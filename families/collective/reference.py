@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from families.collective.ops import tp_size
-from oracles.core.reference import Expectation, exact
+from oracles.core.expectation import Expectation, exact
 
 
 def all_gather_outputs(x: torch.Tensor, dim: int) -> Expectation:

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from families import prepared
 from families.collective import ops, reference
-from oracles.core.spec import Spec
-from oracles.strategies.rows import (
+from oracles.core.specification import Spec
+from oracles.strategies.hidden_rows import (
     FLOAT_DTYPES,
     Rows,
     contiguous_model,

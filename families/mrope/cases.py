@@ -23,8 +23,8 @@ import torch
 from hypothesis import strategies as st
 
 from families.rope.cases import DTYPES, HEAD_SIZES
-from oracles.core.case import Buffer, Case, View
-from oracles.strategies.layouts import (
+from oracles.core.buffers import Buffer, Case, View
+from oracles.strategies.strided import (
     LayoutPlan,
     LayoutStructure,
     fused_columns,

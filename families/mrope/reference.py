@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from families.rope.reference import rotate_heads
-from oracles.core.reference import Expectation, Expected, exact
+from oracles.core.expectation import Expectation, Expected, exact
 
 
 def channel_rows(mrope_section: list[int], half: int, interleaved: bool) -> torch.Tensor:

@@ -18,7 +18,7 @@ from families.rope.specs import (
     consume_rotated,
 )
 from kernels import triton as triton_kernels
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 
 # The program reads the selection three times (``read_outputs``), so each
 # element of x's gradient sums up to three upstream values: two roundings,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import torch
 from hypothesis import strategies as st
 
-from oracles.core.case import Case
-from oracles.strategies.rows import Rows, contiguous_model, rows_case
+from oracles.core.buffers import Case
+from oracles.strategies.hidden_rows import Rows, contiguous_model, rows_case
 
 
 def _epsilon(draw: st.DrawFn, ndim: int) -> dict:

@@ -15,8 +15,8 @@ from families.norm import ops, reference
 from families.norm.cases import FUSED_ADD, RMS_NORM, RMS_NORM_BACKWARD, model_example
 from kernels import triton as triton_kernels
 from oracles.core.calls import read_back
-from oracles.core.spec import Spec
-from oracles.strategies.rows import Rows, rows_batches, rows_cases
+from oracles.core.specification import Spec
+from oracles.strategies.hidden_rows import Rows, rows_batches, rows_cases
 
 
 def norm_spec(name: str, op: Any, rows: Rows, **fields: Any) -> Spec:

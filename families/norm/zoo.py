@@ -31,9 +31,9 @@ from families import prepared
 from families.norm import ops, reference
 from families.norm.cases import FUSED_ADD, RMS_NORM, model_example
 from families.norm.specs import norm_spec
-from oracles.core.case import Buffer, Case, View
-from oracles.core.reference import Expectation
-from oracles.core.spec import Spec
+from oracles.core.buffers import Buffer, Case, View
+from oracles.core.expectation import Expectation
+from oracles.core.specification import Spec
 
 
 def none_fake(input, residual, weight, epsilon) -> None:

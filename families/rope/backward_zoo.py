@@ -22,7 +22,7 @@ import torch
 
 from families.rope import ops, reference
 from families.rope.specs import rope_spec
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 
 _SCHEMA_ARGS = (
     "(Tensor positions, Tensor query, Tensor key, int head_size, Tensor cos_sin_cache, "

@@ -20,9 +20,9 @@ import dataclasses
 import torch
 from hypothesis import strategies as st
 
-from oracles.core.case import Buffer, Case, View
-from oracles.core.domain import Domain
-from oracles.strategies.layouts import (
+from oracles.core.buffers import Buffer, Case, View
+from oracles.core.kernel_domain import Domain
+from oracles.strategies.strided import (
     LayoutPlan,
     LayoutStructure,
     fused_columns,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from oracles.core.reference import Expectation, Expected
+from oracles.core.expectation import Expectation, Expected
 
 
 def rope(

@@ -12,8 +12,8 @@ from families import prepare_native, prepared, triton_prepare
 from families.rope import ops, reference
 from families.rope.cases import DTYPES, fused_qkv_seed_case, rope_batches, rope_cases
 from kernels import triton as triton_kernels
-from oracles.core.domain import Domain
-from oracles.core.spec import Spec
+from oracles.core.kernel_domain import Domain
+from oracles.core.specification import Spec
 
 # A C++ kernel computes in float and rounds once per product and difference:
 # within 2 ULP of the float64 reference at the magnitude of its terms, in

@@ -19,8 +19,8 @@ from families import prepared
 from families.rope import backward_zoo, reference
 from families.rope.specs import rope_spec
 from kernels.build import load_kernels
-from oracles.core.domain import Domain
-from oracles.core.spec import Spec
+from oracles.core.kernel_domain import Domain
+from oracles.core.specification import Spec
 
 
 def gemma4_fake(positions, query, key, head_size, cos_sin_cache, is_neox):

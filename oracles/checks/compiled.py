@@ -9,10 +9,10 @@ blocking.
 
 from __future__ import annotations
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.findings import ConformanceFailure, Finding
 from oracles.core.signature import BatchSignature, batch_signature
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.core.verdicts import (
     CRASH,
     OUT_ARGUMENT,

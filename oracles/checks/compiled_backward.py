@@ -6,10 +6,10 @@ eager's shapes, strides and offsets either way."""
 
 from __future__ import annotations
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.findings import ConformanceFailure, Finding
 from oracles.core.signature import BatchSignature
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.core.verdicts import (
     AUTOGRAD,
     COMPILED,

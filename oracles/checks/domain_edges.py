@@ -4,10 +4,10 @@ kernel's promise."""
 
 from __future__ import annotations
 
-from oracles.core.case import Case
-from oracles.core.domain import edge_cases
+from oracles.core.buffers import Case
 from oracles.core.findings import Finding, error_text
-from oracles.core.spec import Spec
+from oracles.core.kernel_domain import edge_cases
+from oracles.core.specification import Spec
 from oracles.core.verdicts import DOMAIN_EDGE
 from oracles.judging.check import Check, of_case
 from oracles.judging.common_findings import against_reference

@@ -5,10 +5,10 @@ from __future__ import annotations
 import torch
 
 from oracles.comparisons.outputs import aliasing, metadata, output_label, structure
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.findings import Finding, error_text
 from oracles.core.schema import python_fake, structure_problem
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.core.verdicts import ALIASING, CRASH, FAKE, METADATA, OUTPUTS, SIZE_1_STRIDES
 from oracles.judging.check import Check, of_case
 from oracles.judging.common_findings import crash, missing_fake, no_fake

@@ -10,11 +10,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.findings import ConformanceFailure, Finding, error_text
 from oracles.core.program import Program
 from oracles.core.signature import BatchSignature
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.core.verdicts import (
     COMPILED,
     EXPECTED_REFUSAL,

@@ -12,8 +12,8 @@ from typing import Any
 
 import torch
 
+from oracles.core.expectation import Expectation, Expected, float64_leaf, on_cpu
 from oracles.core.observation import flatten_outputs
-from oracles.core.reference import Expectation, Expected, float64_leaf, on_cpu
 
 
 def _program_in_float64(

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import torch
 
+from oracles.core.expectation import Expected, ulp_error
 from oracles.core.findings import Finding
-from oracles.core.reference import Expected, ulp_error
 from oracles.core.verdicts import VALUES
 
 _BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}

@@ -8,9 +8,9 @@ from typing import Any
 import torch
 
 from oracles.comparisons.values import index_of, raw_bits
-from oracles.core.case import Case
+from oracles.core.buffers import Case
+from oracles.core.expectation import Expectation, ulp_error
 from oracles.core.findings import Finding
-from oracles.core.reference import Expectation, ulp_error
 from oracles.core.verdicts import WRITES
 
 

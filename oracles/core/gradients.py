@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.observation import flatten_outputs
 
 CONTIGUOUS = "contiguous"

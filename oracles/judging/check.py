@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from hypothesis.strategies import SearchStrategy
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.findings import ConformanceFailure, Finding
 from oracles.core.signature import BatchSignature
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.modes.compiled import INDUCTOR, Compiled
 from oracles.modes.eager import EAGER
 from oracles.modes.interpreter import launches

@@ -8,12 +8,12 @@ from torch._subclasses.fake_tensor import UnsupportedOperatorException
 
 from oracles.comparisons.outputs import output_label
 from oracles.comparisons.values import within_ulps
-from oracles.core.case import Case
+from oracles.core.buffers import Case
+from oracles.core.expectation import on_cpu
 from oracles.core.findings import Finding, error_chain, error_text
 from oracles.core.observation import Observation
-from oracles.core.reference import on_cpu
 from oracles.core.schema import functionalization_problem
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.core.verdicts import COMPILED, CRASH, FAKE, OUTPUTS
 from oracles.modes.compiled import Compiled
 from oracles.modes.eager import EAGER

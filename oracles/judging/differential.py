@@ -9,10 +9,10 @@ from typing import Any
 
 from oracles.comparisons.against_eager import against_eager
 from oracles.comparisons.expected import program_expectation
-from oracles.core.case import Case, View
+from oracles.core.buffers import Case, View
 from oracles.core.findings import Finding, error_text
 from oracles.core.signature import BatchSignature
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.core.verdicts import (
     ALIASING,
     COMPILED,

@@ -8,8 +8,8 @@ import string
 
 from oracles.comparisons.against_eager import against_eager
 from oracles.comparisons.expected import program_expectation
-from oracles.core.case import Case
-from oracles.core.spec import Spec
+from oracles.core.buffers import Case
+from oracles.core.specification import Spec
 from oracles.judging.script_drivers import Script, budget
 
 # inductor: the program eagerly and compiled, once for the batch.

@@ -3,9 +3,9 @@ recording's Case that no recorded call shows), which the op refuses."""
 
 from __future__ import annotations
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.findings import Finding, error_text
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.core.verdicts import RECORDING_EDGE
 from oracles.modes.eager import EAGER
 

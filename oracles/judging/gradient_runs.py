@@ -11,11 +11,11 @@ import torch
 import torch.utils._pytree as pytree
 
 from oracles.comparisons.saved import saved_layouts
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.findings import Finding, error_text
 from oracles.core.gradients import Backward, backward, copies, differentiated
 from oracles.core.signature import bind, signature_of
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.core.verdicts import AUTOGRAD, CRASH
 from oracles.modes.compiled import Compiled
 from oracles.modes.compiled_program import CompiledProgram

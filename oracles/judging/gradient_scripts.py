@@ -11,9 +11,9 @@ from oracles.comparisons.expected import gradient_expectation
 from oracles.comparisons.outputs import metadata
 from oracles.comparisons.saved import saved_layouts
 from oracles.comparisons.values import bit_exact, within_ulps
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.gradients import backward, differentiated
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.judging.gradient_runs import NO_FORMULA, formula_inside_kernel, saved_by
 from oracles.judging.script_drivers import Script
 from oracles.modes.compiled_program import keeping_saved

@@ -10,9 +10,9 @@ from oracles.comparisons.expected import NotDifferentiable, gradient_expectation
 from oracles.comparisons.outputs import metadata
 from oracles.comparisons.values import bit_exact, within_ulps
 from oracles.comparisons.writes import writes
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.findings import Finding, error_text
-from oracles.core.spec import Spec, SpecError
+from oracles.core.specification import Spec, SpecError
 from oracles.core.verdicts import AUTOGRAD, HARNESS, INTERMEDIATE_STRIDES, OUTPUTS, VALUES
 from oracles.judging.differential import compile_failure
 from oracles.judging.gradient_runs import (

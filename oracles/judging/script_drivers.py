@@ -13,10 +13,10 @@ import string
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from oracles.core.case import Buffer, Case
+from oracles.core.buffers import Buffer, Case
 from oracles.core.findings import Finding, error_text
 from oracles.core.observation import flatten_outputs
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 
 
 def _nothing(spec: Spec) -> list[Any]:

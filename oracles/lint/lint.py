@@ -47,7 +47,7 @@ from oracles.core.schema import (
     signature_problem,
     structure_problem,
 )
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.core.verdicts import (
     FAKE_ALIAS,
     FAKE_ERROR,
@@ -59,8 +59,8 @@ from oracles.core.verdicts import (
     UNCHECKED,
     UNCOMPILABLE,
 )
-from oracles.lint import registry
-from oracles.lint.registry import lowering_of, namespace_ops
+from oracles.lint import fallbacks
+from oracles.lint.fallbacks import lowering_of, namespace_ops
 from oracles.modes.fake import call_fake, fake_result
 from oracles.strategies.sampling import sample
 
@@ -285,7 +285,7 @@ def lint_op(op: torch._ops.OpOverload, specs: Sequence[Spec] = ()) -> OpLint:
     if not _has_kernel(op):
         problems = [_fake_or_schema(p) for p in problems]
     lowering = lowering_of(op)
-    if lowering == registry.IMPLICIT_FALLBACK:
+    if lowering == fallbacks.IMPLICIT_FALLBACK:
         problems.append(
             Finding(
                 IMPLICIT_FALLBACK,

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 import torch
 import torch._inductor.config as inductor_config
 
+from oracles.core.buffers import Case
 from oracles.core.calls import call_op
-from oracles.core.case import Case
 from oracles.core.observation import Observation
 from oracles.core.signature import bind, signature_of
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.modes import deployment, triton_cpu
 from oracles.modes.cache import compiled_programs
 from oracles.modes.compile_settings import CompileSettings

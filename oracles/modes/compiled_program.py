@@ -146,6 +146,21 @@ class TracedProgram:
                 if self.op is not None and node.target in (self.op, self.op.overloadpacket):
                     self.op_in_graph = True
 
+    def op_vacuity(self, call: CompiledCall, traced: str, run: str) -> str | None:
+        """Why ``call`` proves nothing of the op: it is not in the graph that
+        ``traced`` it, or it never ran in the program ``run`` (the compiler
+        eliminated it)."""
+        if self.op is None:
+            return None
+        if not self.op_in_graph:
+            return f"{self.op} is not in the graph {traced}"
+        if not call.kernel_calls:
+            return (
+                f"{self.op} never ran in the program {run}: the compiler eliminated it "
+                "(an op with no declared output or write looks dead to it)"
+            )
+        return None
+
 
 class CompiledProgram(TracedProgram):
     """A program compiled once in a compiled Mode, then reused for every call.
@@ -270,14 +285,4 @@ class CompiledProgram(TracedProgram):
             return "the compiled graph holds no operation: the program ran nothing"
         if call.graph_runs == 0:
             return f"no graph compiled by {self.mode.name} ran: Dynamo ran the program eagerly"
-        if self.op is None:
-            return None
-        if not self.op_in_graph:
-            return f"{self.op} is not in the graph Dynamo compiled"
-        if not call.kernel_calls:
-            return (
-                f"{self.op} never ran in the program compiled by {self.mode.name}: the compiler "
-                "eliminated it (an op with no declared output or write looks "
-                "dead to it)"
-            )
-        return None
+        return self.op_vacuity(call, "Dynamo compiled", f"compiled by {self.mode.name}")

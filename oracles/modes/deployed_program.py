@@ -106,13 +106,4 @@ class DeployedProgram(TracedProgram):
             return f"nothing was exported for {self.mode.name}"
         if self.graph_calls == 0:
             return "the exported graph holds no operation: the program ran nothing"
-        if self.op is None:
-            return None
-        if not self.op_in_graph:
-            return f"{self.op} is not in the graph torch.export traced"
-        if not call.kernel_calls:
-            return (
-                f"{self.op} never ran in the program {self.mode.name} ran: the compiler "
-                "eliminated it (an op with no declared output or write looks dead to it)"
-            )
-        return None
+        return self.op_vacuity(call, "torch.export traced", f"{self.mode.name} ran")

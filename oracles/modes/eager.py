@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.observation import Observation
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.modes.mode import OP_ALONE, Mode, Run, observe, snapshot
 from oracles.modes.programs import of_buffers
 

@@ -8,10 +8,10 @@ from typing import Any
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.observation import Observation
 from oracles.core.schema import python_fake
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.modes.mode import OP_ALONE, Mode, Run, observe
 from oracles.modes.programs import around
 

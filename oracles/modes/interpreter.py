@@ -26,8 +26,8 @@ from typing import Any
 
 import torch
 
+from oracles.core.expectation import Expected, ulp_error
 from oracles.core.findings import error_chain
-from oracles.core.reference import Expected, ulp_error
 
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 # Operations whose result is one correct rounding: compared bit for bit.

@@ -12,11 +12,11 @@ from typing import Any
 
 import torch
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.devices import ANYWHERE, elsewhere
 from oracles.core.observation import Observation, flatten_outputs
 from oracles.core.signature import BatchSignature
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 
 
 @dataclasses.dataclass(frozen=True)

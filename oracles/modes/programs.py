@@ -10,10 +10,10 @@ from typing import Any
 
 import torch
 
+from oracles.core.buffers import Case
 from oracles.core.calls import call_op
-from oracles.core.case import Case
 from oracles.core.program import Program
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.modes.scale_op import scale_
 
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from oracles.core.case import Buffer, Case, View
+from oracles.core.buffers import Buffer, Case, View
 from oracles.recording.calls import RecordedBuffer, RecordedCall, RecordedTensor, extent
 from oracles.recording.relations import Place, Relation, infer, places, solve, varied
 

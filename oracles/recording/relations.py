@@ -29,7 +29,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from oracles.core.spec import SpecError
+from oracles.core.specification import SpecError
 from oracles.recording.calls import RecordedCall, RecordedTensor
 
 # What a Place's ``dim`` holds when it is not a tensor's dimension.

@@ -18,9 +18,9 @@ from typing import Any
 
 import torch
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.devices import device_type
-from oracles.core.spec import Spec, SpecError
+from oracles.core.specification import Spec, SpecError
 from oracles.recording.calls import Recording, RecordingError
 from oracles.recording.cases import case_of, recorded_cases, tensors_of
 from oracles.recording.relations import parse, places

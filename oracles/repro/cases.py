@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from oracles.core.case import DEFAULT, Case, View
+from oracles.core.buffers import DEFAULT, Case, View
 from oracles.core.devices import DEFAULT_DEVICE
 from oracles.core.signature import Constant
 from oracles.core.views import view_expression, view_ranks

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import torch
 
 from oracles.core.schema import registering_modules
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.repro.inliner import Inliner
 from oracles.repro.source import is_user_code, unwrap_user_function
 from oracles.repro.values import comment, literal, op_expression

@@ -18,11 +18,11 @@ from pathlib import Path
 import torch
 
 from oracles.checks import CHECKS
+from oracles.core.buffers import Case
 from oracles.core.calls import call_op
-from oracles.core.case import Case
 from oracles.core.program import Program
 from oracles.core.signature import BatchSignature, batch_signature, signature_of
-from oracles.core.spec import Spec, SpecError
+from oracles.core.specification import Spec, SpecError
 from oracles.judging.check import Check
 from oracles.judging.script_drivers import COMMON, RESERVED, Script
 from oracles.modes import scale_op

@@ -12,10 +12,10 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.devices import KINDS
-from oracles.core.domain import Domain
-from oracles.core.spec import Spec, SpecError
+from oracles.core.kernel_domain import Domain
+from oracles.core.specification import Spec, SpecError
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 _QUALNAME = re.compile(r"^\w+::\w+(\.\w+)?$")

@@ -44,11 +44,11 @@ from hypothesis import (
 from hypothesis.control import currently_in_test_context
 
 from oracles.checks import CHECKS, Check
-from oracles.core.case import Case, CaseError
+from oracles.core.buffers import Case, CaseError
 from oracles.core.devices import DEFAULT_DEVICE
 from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
 from oracles.core.signature import BatchSignature, batch_signature
-from oracles.core.spec import Spec, SpecError, Unavailable
+from oracles.core.specification import Spec, SpecError, Unavailable
 from oracles.core.verdicts import NOT_JUDGEABLE, RECORDING_EDGE
 from oracles.judging.edges import refusal
 from oracles.modes.mode import Mode

@@ -15,9 +15,9 @@ from typing import Any
 
 import torch
 
-from oracles.core.case import DEFAULT, Buffer, Case, View
+from oracles.core.buffers import DEFAULT, Buffer, Case, View
 from oracles.core.program import Program, Step
-from oracles.core.spec import SpecError
+from oracles.core.specification import SpecError
 
 FORMAT = "conformance-replay/1"
 

@@ -9,7 +9,7 @@ import hashlib
 import time
 from collections.abc import Iterator, Sequence
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.findings import Finding
 from oracles.core.meter import spent
 from oracles.core.verdicts import NOT_JUDGEABLE

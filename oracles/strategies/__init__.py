@@ -1,6 +1,6 @@
 """Hypothesis strategies of what the checks judge.
 
-``layouts`` (strided views of a larger buffer), ``rows`` (rows of a
+``strided`` (strided views of a larger buffer), ``hidden_rows`` (rows of a
 hidden dimension), ``batches`` (Cases that share a Signature),
 ``tangents`` (the backward checks' Cases, with their upstream gradients'
 layouts), ``programs`` (the program drawn around an op) and

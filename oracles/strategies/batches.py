@@ -6,7 +6,7 @@ import dataclasses
 
 from hypothesis import strategies as st
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.signature import signature_of
 
 

@@ -35,10 +35,10 @@ from typing import Any
 import torch
 from hypothesis import strategies as st
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.observation import flatten_outputs
 from oracles.core.program import STEPS, Program, Step
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.strategies.legality import internally_overlapping, overlap
 from oracles.strategies.tangents import tangent_layouts
 

@@ -7,9 +7,9 @@ import dataclasses
 
 from hypothesis import strategies as st
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.gradients import CONTIGUOUS, TANGENT_LAYOUTS
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 
 
 def tangent_layouts() -> st.SearchStrategy[tuple[str, ...]]:

@@ -61,10 +61,10 @@ from typing import Any, Protocol
 
 import torch
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.findings import Finding
 from oracles.core.program import STEPS
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.core.verdicts import (
     COMPILED,
     CRASH,

@@ -13,7 +13,7 @@ other error keeps blocking.
 
 from __future__ import annotations
 
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.findings import Finding
 from oracles.core.verdicts import COMPILED, NOT_JUDGEABLE, VALUES
 from oracles.modes.interpreter import InterpreterFault, faults, raised_by

@@ -29,10 +29,10 @@ from typing import Any
 
 import torch
 
-from oracles.core.case import Case, View
+from oracles.core.buffers import Case, View
 from oracles.core.findings import error_chain
 from oracles.core.program import STEPS, Program, Step
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.modes.eager import EAGER
 from oracles.modes.mode import IN_PROGRAM
 

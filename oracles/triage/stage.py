@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from oracles.core.findings import Finding
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.core.verdicts import STAGE
 from oracles.modes.compiled import Compiled, stages_before
 from oracles.triage.switches import PASS, SWITCHES

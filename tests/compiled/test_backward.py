@@ -25,12 +25,12 @@ from oracles.checks.compiled_backward import check_compiled_backward
 from oracles.checks.programs import BACKWARD, bug_key, check_programs
 from oracles.comparisons.expected import gradient_expectation
 from oracles.comparisons.values import within_ulps
-from oracles.core.case import Buffer, Case, View
+from oracles.core.buffers import Buffer, Case, View
+from oracles.core.expectation import Expected
 from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
 from oracles.core.gradients import Backward, tangent_for
 from oracles.core.program import Program, Step
-from oracles.core.reference import Expected
-from oracles.core.spec import SpecError
+from oracles.core.specification import SpecError
 from oracles.core.verdicts import (
     AUTOGRAD,
     FAKE,
@@ -48,8 +48,8 @@ from oracles.modes.programs import around
 from oracles.repro.script import write_repro
 from oracles.runner.loading import validate
 from oracles.runner.property import run_property
+from oracles.strategies.hidden_rows import contiguous_model, rows_case
 from oracles.strategies.programs import program_cases
-from oracles.strategies.rows import contiguous_model, rows_case
 from oracles.strategies.sampling import sample
 from oracles.strategies.tangents import tangent_cases, tangent_examples
 from oracles.triage.gradients import OVERLAPPING_OUTPUT_TANGENT, explained_backward

@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from families.rope.cases import rope_cases
-from oracles.core.case import Buffer, Case, View
+from oracles.core.buffers import Buffer, Case, View
 from oracles.core.findings import CheckFailure
 from oracles.core.meter import SPENT
 from oracles.core.signature import BatchError, batch_signature, bind, signature_of
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.runner.property import run_property
 
 

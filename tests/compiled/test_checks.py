@@ -16,10 +16,10 @@ from families.rope.cases import fused_qkv_seed_case
 from oracles import checks
 from oracles.checks.reference import check_reference
 from oracles.checks.schema import case_dependent_aliasing, check_schema
-from oracles.core.case import Buffer, Case, View
+from oracles.core.buffers import Buffer, Case, View
+from oracles.core.expectation import Expectation, exact
 from oracles.core.findings import CheckFailure, Finding, error_text
-from oracles.core.reference import Expectation, exact
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.modes.fake import FAKE
 from oracles.runner.property import run_property
 from tests.zoo_helpers import needs_kernels

@@ -33,10 +33,10 @@ from hypothesis import strategies as st
 from families.rope import specs as rope
 from oracles.checks import CHECKS
 from oracles.checks.compiled import check_compiled
-from oracles.core.case import Buffer, Case, View
+from oracles.core.buffers import Buffer, Case, View
 from oracles.core.findings import ConformanceFailure, Finding
 from oracles.core.signature import batch_signature
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.judging.differential import compare_compiled
 from oracles.modes.cache import compiled_programs, use_cache_root
 from oracles.modes.compiled import COMPILED, INDUCTOR, Compiled

@@ -14,7 +14,7 @@ import torch
 from oracles.checks.compiled import check_compiled
 from oracles.checks.programs import check_programs
 from oracles.comparisons.outputs import reaches_past
-from oracles.core.case import Buffer, Case, View
+from oracles.core.buffers import Buffer, Case, View
 from oracles.core.program import Program, Step
 from oracles.core.signature import batch_signature
 from oracles.core.verdicts import VALUES

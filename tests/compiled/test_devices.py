@@ -61,7 +61,7 @@ def test_a_pure_pytorch_spec_passes_on_cuda(check):
 
 @needs_cuda
 def test_a_cpp_kernel_spec_is_skipped_on_cuda_saying_why():
-    from oracles.core.spec import Unavailable
+    from oracles.core.specification import Unavailable
 
     with pytest.raises(Unavailable, match="runs on cpu only, not on cuda"):
         run_property(_spec("rotary_embedding"), "fake", device="cuda")

@@ -10,7 +10,7 @@ import torch
 from families.rope import specs as rope
 from families.rope.cases import fused_qkv_seed_case
 from oracles.checks.compiled import check_compiled
-from oracles.core.spec import Unavailable
+from oracles.core.specification import Unavailable
 from oracles.modes.compile_settings import RECOMPILE_LIMIT
 from oracles.modes.compiled import INDUCTOR
 from oracles.modes.compiled_program import CompiledProgram

@@ -13,11 +13,11 @@ import torch
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from oracles.core.case import Buffer, Case, View
+from oracles.core.buffers import Buffer, Case, View
+from oracles.core.expectation import Expectation, Expected
 from oracles.core.findings import CheckFailure, Finding
 from oracles.core.program import Program, Step
-from oracles.core.reference import Expectation, Expected
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.core.verdicts import COMPILED, NOT_JUDGEABLE
 from oracles.modes import interpreter
 from oracles.repro.script import write_repro

@@ -15,9 +15,9 @@ from families.rope import specs as rope
 from families.rope.cases import fused_qkv_seed_case
 from oracles.checks import CHECKS
 from oracles.checks.compiled import check_compiled
-from oracles.core.case import Buffer, Case, View
+from oracles.core.buffers import Buffer, Case, View
 from oracles.core.signature import batch_signature
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.modes import compiled_program as compile_module
 from oracles.modes import triton_cpu
 from oracles.modes.cache import use_cache_root

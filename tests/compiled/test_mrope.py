@@ -14,9 +14,9 @@ from families.mrope import ops, reference
 from families.mrope.faults import SHIFTED_SLICE_SCATTER
 from families.rope.triton_kernels import BLOCK_T
 from kernels import triton as triton_kernels
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.findings import CheckFailure
-from oracles.core.spec import Unavailable
+from oracles.core.specification import Unavailable
 from oracles.runner import property as properties
 from oracles.runner.property import run_property
 from suites.catalog import builtin_specs, fault_modes

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from oracles.checks.compiled import check_compiled
 from oracles.checks.programs import check_programs
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.signature import batch_signature
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.modes.cache import compiled_programs, use_cache_root
 from oracles.modes.compiled import INDUCTOR
 from oracles.runner.tally import case_key, tokens

@@ -17,10 +17,10 @@ import oracles.modes.scale_op  # noqa: F401 - registers the op the Spec tests
 from oracles.checks import CHECKS
 from oracles.checks.programs import _refused, bug_key, check_programs
 from oracles.comparisons.outputs import metadata, output_aliasing
-from oracles.core.case import Buffer, Case, View
+from oracles.core.buffers import Buffer, Case, View
 from oracles.core.findings import CheckFailure, Finding
 from oracles.core.program import Program, Step
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.modes.compiled import INDUCTOR, Compiled
 from oracles.modes.eager import EAGER
 from oracles.modes.mode import IN_PROGRAM

@@ -16,11 +16,10 @@ import pytest
 import torch
 from hypothesis import strategies as st
 
-from oracles.core.case import Buffer, Case, View
+from oracles.core.buffers import Buffer, Case, View
 from oracles.core.schema import structure_problem
-from oracles.core.spec import Spec
-from oracles.lint.lint import OpLint, lint, lint_op
-from oracles.lint.registry import (
+from oracles.core.specification import Spec
+from oracles.lint.fallbacks import (
     DECOMPOSED,
     EXPLICIT_FALLBACK,
     IMPLICIT_FALLBACK,
@@ -29,6 +28,7 @@ from oracles.lint.registry import (
     namespace_ops,
     register_fallbacks,
 )
+from oracles.lint.lint import OpLint, lint, lint_op
 from suites import lint as cli
 from suites.catalog import builtin_specs, specs_of
 from tests.zoo_helpers import failure, needs_kernels, zoo_spec

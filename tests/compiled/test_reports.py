@@ -69,8 +69,8 @@ SIZE_ONE_STRIDES = """
 import torch
 from hypothesis import strategies as st
 
-from oracles.core.case import Buffer, Case, View
-from oracles.core.spec import Spec
+from oracles.core.buffers import Buffer, Case, View
+from oracles.core.specification import Spec
 
 torch.library.define("report_tests::row", "(Tensor x) -> Tensor")
 

@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 
 from families.rope import specs as rope
 from families.rope.cases import fused_qkv_seed_case
+from oracles.core.buffers import DEFAULT, Buffer, Case, View
 from oracles.core.calls import call_op
-from oracles.core.case import DEFAULT, Buffer, Case, View
 from oracles.core.signature import _canonical
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.core.views import apply_view_ops, view_expression, view_ranks
 from oracles.repro.script import render_repro, write_repro
 from oracles.repro.values import literal

@@ -13,7 +13,7 @@ import pytest
 
 from families.rope.cases import rope_cases
 from kernels import build
-from oracles.core.spec import Spec, SpecError, Unavailable
+from oracles.core.specification import Spec, SpecError, Unavailable
 from oracles.runner.loading import load_specs, validate
 from suites import test_conformance
 from tests.collecting import collect

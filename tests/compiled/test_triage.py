@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from families.mrope.faults import SHIFTED_SLICE_SCATTER
 from oracles.checks import programs
 from oracles.checks.programs import check_programs
-from oracles.core.case import Buffer, Case, View
+from oracles.core.buffers import Buffer, Case, View
 from oracles.core.findings import ConformanceFailure, Finding
 from oracles.core.program import Program, Step
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.modes.compiled import COMPILED
 from oracles.triage import predictions
 from oracles.triage.faults import FAULTS

@@ -19,18 +19,18 @@ from families.rope.cases import fused_qkv_seed_case, rope_batches, rope_cases
 from oracles.checks import CHECKS
 from oracles.checks.compiled import check_compiled
 from oracles.checks.domain_edges import check_domain_edges
-from oracles.core.case import DEFAULT, Buffer, Case, CaseError, View
-from oracles.core.domain import Domain, edge_cases
+from oracles.core.buffers import DEFAULT, Buffer, Case, CaseError, View
+from oracles.core.expectation import Expectation, exact
 from oracles.core.findings import CheckFailure
+from oracles.core.kernel_domain import Domain, edge_cases
 from oracles.core.meter import SPENT
-from oracles.core.reference import Expectation, exact
-from oracles.core.spec import Spec, SpecError
+from oracles.core.specification import Spec, SpecError
 from oracles.repro.inliner import Inliner
 from oracles.repro.loading import OpLoading, _import_module_lines, fake_registration
 from oracles.repro.script import write_repro
 from oracles.runner.loading import load_specs
 from oracles.runner.property import run_property
-from oracles.strategies.layouts import strided_layouts
+from oracles.strategies.strided import strided_layouts
 from tests.zoo_helpers import needs_kernels, zoo_spec
 
 USER_SPECS = Path(__file__).parents[1] / "user_specs" / "argument_specs.py"

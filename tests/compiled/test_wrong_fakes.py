@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 from oracles.checks.compiled import check_compiled
 from oracles.checks.fake import check_fake
-from oracles.core.case import Buffer, Case, View
-from oracles.core.spec import Spec
+from oracles.core.buffers import Buffer, Case, View
+from oracles.core.specification import Spec
 from oracles.modes.compiled import COMPILED
 
 NO_SIZE_ASSERTS = COMPILED["inductor_no_size_asserts"]

@@ -13,9 +13,9 @@ from oracles.comparisons.outputs import (
 )
 from oracles.comparisons.values import bit_exact, within_ulps
 from oracles.comparisons.writes import writes
-from oracles.core.case import Buffer, Case, View
+from oracles.core.buffers import Buffer, Case, View
+from oracles.core.expectation import Expectation, Expected, exact, ulp_error
 from oracles.core.observation import Observation
-from oracles.core.reference import Expectation, Expected, exact, ulp_error
 from oracles.core.verdicts import METADATA
 from oracles.modes.programs import as_strided_over_a_copy
 

@@ -9,10 +9,10 @@ import torch
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from oracles.core.case import Buffer, Case, View
+from oracles.core.buffers import Buffer, Case, View
+from oracles.core.expectation import Expectation, exact
 from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
-from oracles.core.reference import Expectation, exact
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.runner.failures import distinct, failure_class, once
 from oracles.runner.property import run_property
 

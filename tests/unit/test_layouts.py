@@ -7,7 +7,7 @@ from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from oracles.core.views import apply_view_ops
-from oracles.strategies.layouts import Layout, fused_columns, strided_layouts
+from oracles.strategies.strided import Layout, fused_columns, strided_layouts
 
 SHAPES = st.lists(st.integers(1, 5), min_size=1, max_size=4).map(tuple)
 

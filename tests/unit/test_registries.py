@@ -11,7 +11,7 @@ import torch
 from hypothesis import settings
 
 from oracles.checks import CHECKS
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.program import STEPS
 from oracles.core.verdicts import VERDICTS
 from oracles.core.views import VIEW_OPS, apply_view_ops, view_expression, view_ranks

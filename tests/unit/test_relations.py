@@ -8,7 +8,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 
-from oracles.core.spec import SpecError
+from oracles.core.specification import SpecError
 from oracles.recording.calls import RecordedBuffer, RecordedCall, RecordedTensor
 from oracles.recording.cases import recorded_cases
 from oracles.recording.relations import infer, parse, places

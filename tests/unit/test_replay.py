@@ -8,9 +8,9 @@ import math
 import pytest
 import torch
 
-from oracles.core.case import DEFAULT, Buffer, Case, View
+from oracles.core.buffers import DEFAULT, Buffer, Case, View
 from oracles.core.program import Program, Step
-from oracles.core.spec import SpecError
+from oracles.core.specification import SpecError
 from oracles.runner.replay import Replay
 
 

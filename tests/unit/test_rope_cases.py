@@ -15,7 +15,7 @@ from families.rope.cases import (
     rope_models,
     rope_structures,
 )
-from oracles.core.case import Case
+from oracles.core.buffers import Case
 from oracles.core.signature import batch_signature, signature_of
 
 # Deterministic and patient: a layout that exists must always be found.

@@ -12,7 +12,7 @@ from families.activation.specs import SILU_AND_MUL
 from families.collective.specs import ALL_GATHER
 from families.norm.cases import FUSED_ADD
 from oracles.core.signature import batch_signature
-from oracles.strategies.rows import rows_batches, rows_cases
+from oracles.strategies.hidden_rows import rows_batches, rows_cases
 from oracles.strategies.sampling import sample
 
 

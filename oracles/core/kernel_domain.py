@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from oracles.core.case import Buffer, Case, View
+from oracles.core.buffers import Buffer, Case, View
 
 # Floating dtypes an out-of-domain Case may take, in order of preference.
 _FLOATS = (torch.float32, torch.bfloat16, torch.float16, torch.float64)

@@ -15,11 +15,11 @@ from typing import Any
 import torch
 from hypothesis.strategies import SearchStrategy
 
+from oracles.core.buffers import Case
 from oracles.core.calls import read_outputs, written_names
-from oracles.core.case import Case
 from oracles.core.devices import ANYWHERE, device_type, elsewhere
-from oracles.core.domain import Domain
-from oracles.core.reference import Expectation
+from oracles.core.expectation import Expectation
+from oracles.core.kernel_domain import Domain
 from oracles.core.schema import fake_source
 
 

@@ -21,8 +21,8 @@ from typing import Any
 import torch
 from hypothesis import strategies as st
 
-from oracles.core.case import Buffer, Case, View
-from oracles.strategies.layouts import LayoutPlan, LayoutStructure, layout_plans, layout_structures
+from oracles.core.buffers import Buffer, Case, View
+from oracles.strategies.strided import LayoutPlan, LayoutStructure, layout_plans, layout_structures
 
 FLOAT_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 # Real models' hidden sizes and odd ones that miss every vector width.
