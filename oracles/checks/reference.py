@@ -6,14 +6,16 @@ from __future__ import annotations
 import string
 
 from oracles.comparisons.values import within_ulps
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.core.verdicts import CRASH, OUTPUTS, VALUES
 from oracles.judging.check import Check, of_case
 from oracles.judging.common_findings import check_reference
 from oracles.judging.script_drivers import Script, budget, op_main
 
 _REFERENCE = """\
-    expectation = $reference(**arguments(*before.values(), *case["sizes"]))
+    # The reference runs on the CPU, whatever device the Case lives on.
+    cpu = (b.cpu() for b in before.values())
+    expectation = $reference(**arguments(*cpu, *case["sizes"]))
     outputs = outputs or ()
     if len(outputs) != len(expectation.outputs):
         found.append(

@@ -11,10 +11,10 @@ import torch
 
 from oracles.comparisons.outputs import ALIAS_ADVICE, aliases, schema_aliasing
 from oracles.comparisons.writes import buffer_writes, writes
-from oracles.core.case import Case, View
+from oracles.core.buffers import Case, View
+from oracles.core.expectation import on_cpu
 from oracles.core.findings import ConformanceFailure, Finding
-from oracles.core.reference import on_cpu
-from oracles.core.spec import Spec
+from oracles.core.specification import Spec
 from oracles.core.verdicts import CRASH, SCHEMA, WRITES
 from oracles.judging.check import Check, of_case
 from oracles.judging.common_findings import crash
@@ -98,7 +98,9 @@ def _main(spec: Spec, program: str | None, reference: str | None) -> str:
     body = _SCHEMA_ALIASING if spec.overload is not None else ""
     expectation = "None"
     if reference is not None:
-        expectation = f'{reference}(**arguments(*before.values(), *case["sizes"]))'
+        # The reference runs on the CPU, whatever device the Case lives on.
+        cpu = "*(b.cpu() for b in before.values())"
+        expectation = f'{reference}(**arguments({cpu}, *case["sizes"]))'
     return op_main(body + string.Template(_SCHEMA_WRITES).substitute(expectation=expectation))
 
 

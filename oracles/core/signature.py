@@ -1,6 +1,6 @@
 """Static signatures: what a compiled program specializes on, sizes apart.
 
-A Case's Signature keeps what must be static under compile — buffer dtypes
+A Case's Signature keeps what must be static under compile — its device, buffer dtypes
 and ranks, the structure of every view (which operations, on which
 dimensions), plain argument values — and leaves out every size, offset and
 length, which the compiled program receives as int inputs. Cases that share
@@ -20,7 +20,8 @@ from typing import Any
 
 import torch
 
-from oracles.core.case import Case, View, bind_views
+from oracles.core.buffers import Case, View, bind_views
+from oracles.core.devices import DEFAULT_DEVICE
 from oracles.core.views import VIEW_OPS
 
 
@@ -60,6 +61,9 @@ class Constant:
 class Signature:
     buffers: tuple[tuple[str, torch.dtype, int], ...]  # name, dtype, rank
     args: tuple[tuple[str, Any], ...]  # name, View template or Constant
+    # A program compiled for one device never serves another; left out of the
+    # repr, as the Case's device is, so the CPU's texts read as they did.
+    device: str = dataclasses.field(default=DEFAULT_DEVICE, repr=False)
 
     @property
     def buffer_names(self) -> list[str]:
@@ -102,7 +106,7 @@ def signature_of(case: Case) -> tuple[Signature, tuple[int, ...]]:
         )
         for name, value in case.args.items()
     )
-    return Signature(buffers, args), tuple(sizes)
+    return Signature(buffers, args, case.device), tuple(sizes)
 
 
 def _map_sizes(signature: Signature, fill: Any) -> dict[str, Any]:
@@ -182,4 +186,5 @@ def batch_signature(cases: Sequence[Case]) -> BatchSignature:
         for dim in range(len(shapes[0]))
         if len({shape[dim] for shape in shapes}) == 1
     )
-    return BatchSignature(Signature(signature.buffers, tuple(frozen.items())), dynamic, static_dims)
+    frozen_signature = Signature(signature.buffers, tuple(frozen.items()), signature.device)
+    return BatchSignature(frozen_signature, dynamic, static_dims)

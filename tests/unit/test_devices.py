@@ -14,10 +14,12 @@ import pytest
 import torch
 from hypothesis import settings
 
-from oracles.core.case import Buffer, Case, View
+from oracles.checks import CHECKS
+from oracles.core.buffers import Buffer, Case, View
 from oracles.core.devices import DeviceError, parse_device
-from oracles.core.reference import on_cpu
-from oracles.core.spec import Spec, SpecError
+from oracles.core.expectation import on_cpu
+from oracles.core.signature import batch_signature, signature_of
+from oracles.core.specification import Spec, SpecError
 from oracles.modes.compiled import COMPILED
 from oracles.repro.script import render_repro
 from oracles.runner.loading import validate
@@ -226,6 +228,22 @@ def test_a_repro_script_allocates_a_case_on_its_device_and_a_cpu_case_as_before(
     assert '"device": "meta",' in on_device
     assert 'buffer.allocate(generator).to(case["device"]) for' in on_device
     compile(on_device, "script.py", "exec")
+
+
+def test_a_program_compiled_for_one_device_never_serves_another():
+    case = _catalog("rotary_embedding_torch").examples[0]
+    (on_cpu_signature, sizes), (on_device, device_sizes) = map(
+        signature_of, (case, case.on("meta"))
+    )
+    assert on_cpu_signature != on_device and sizes == device_sizes
+    assert repr(on_cpu_signature) == repr(on_device)
+    assert batch_signature([case.on("meta")]).signature.device == "meta"
+
+
+@pytest.mark.parametrize("check", ["reference", "schema"])
+def test_a_scripts_reference_runs_on_the_cpu_copies(check):
+    main = CHECKS[check].script.main(_catalog("rotary_embedding_torch"), None, "reference")
+    assert "(b.cpu() for b in before.values())" in main
 
 
 def test_device_cpu_judges_every_case_as_the_default_run_does():
