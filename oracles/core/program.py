@@ -84,6 +84,12 @@ STEPS: dict[str, StepKind] = {
         "write", "{0}.copy_(torch.ops.aten.unfold_backward({1}, {0}.shape, {p0}, {p1}, {p2}))"
     ),
     "contiguous": StepKind("fresh", "{0}.contiguous()"),
+    # torch.cat([{0}, {0}], p0) as Inductor's decomposition computes it
+    "repeated_cat": StepKind(
+        "fresh",
+        "{0}.unsqueeze({p0}).expand(*{0}.shape[:{p0}], 2, *{0}.shape[{p0}:])"
+        ".flatten({p0}, {p0} + 1).clone()",
+    ),
     # as_strided (p0 to p2: size, stride, offset) over a copy (a clone) of the operand
     "as_strided_over_a_copy": StepKind("fresh", "as_strided_over_a_copy({0}, {p0}, {p1}, {p2})"),
     "op_on": StepKind("op", "call_op(op, **{{**args, {p0}: {0}}})"),  # one argument replaced

@@ -448,6 +448,27 @@ def _view_of_a_strided_cat(spec: Spec, case: Case) -> list[Prediction]:
     return _naming(_VIEW_ERROR, shapes, strided_shape)
 
 
+def _repeated_cat_decomposed(spec: Spec, case: Case) -> list[Prediction]:
+    """``upstream/cat_repeated_input.py``: Inductor decomposes a ``cat`` whose
+    inputs are all one tensor into an ``expand`` of it and a ``clone``, laid
+    out contiguously where eager's ``cat`` keeps the tensor's memory format.
+    Every such ``cat`` of the program takes that path."""
+    program = case.program
+    if program is None:
+        return []
+    steps = tuple(
+        Step("repeated_cat", step.operands[:1], step.params, step.outputs)
+        if step.kind == "cat" and step.operands[0] == step.operands[1]
+        else step
+        for step in program.steps
+    )
+    if steps == program.steps:
+        return []
+    return [
+        Prediction(dataclasses.replace(case, program=dataclasses.replace(program, steps=steps)))
+    ]
+
+
 def _naming(
     pattern: re.Pattern[str], expected: set[Any], read: Callable[[re.Match[str]], Any]
 ) -> list[Prediction]:
@@ -665,6 +686,7 @@ PREDICTORS: dict[str, Callable[[Spec, Case], list[Prediction]]] = {
     "copy_ replaced by its source": _copy_aliased,
     "returned view rebuilt contiguously at offset 0": _view_rebuilt,
     "view of a cat laid out in its inputs' stride order": _view_of_a_strided_cat,
+    "cat of a repeated input laid out as its decomposition lays it out": _repeated_cat_decomposed,
     "assertion decomposing auto_functionalized": _decomposition_assertion,
     "returned view of a written input made again from a copy": _view_replayed_on_a_copy,
     "as_strided of a written input's view made over a copy of its operand": _as_strided_over_a_copy,

@@ -273,6 +273,21 @@ def test_a_view_of_a_cat_of_permuted_views(monkeypatch) -> None:
     judged(program, narrow, monkeypatch, known_faults.FAULTS["cat_view"])
 
 
+def test_a_cat_of_one_channels_last_tensor_with_itself(monkeypatch) -> None:
+    """Inductor's decomposition of ``cat([x, x])`` lays it out contiguously,
+    as ``benchmarks.seeds`` found around the rope op; a cat of two values is
+    not that path."""
+    channels_last = Case(
+        {"b": Buffer((2, 2, 2, 3), torch.float32)}, {"x": View("b", (("permute", (0, 3, 1, 2)),))}
+    )
+    program = _program(OP, Step("cat", (0, 0), (1,), 1), returns=(1,))
+    fault = known_faults.FAULTS["cat_repeated_input"]
+    judged(program, channels_last, monkeypatch, fault)
+    two = _program(OP, Step("clone", (0,), (), 1), Step("cat", (0, 1), (1,), 1), returns=(2,))
+    predict = predictions.PREDICTORS[fault.predicts]
+    assert not predict(WHOLE, dataclasses.replace(channels_last, program=two))
+
+
 def test_a_double_unfold_of_a_view_with_dynamic_sizes(monkeypatch) -> None:
     narrowed = Case({"b": Buffer((5, 8), torch.float32)}, {"x": View("b", (("narrow", 0, 0, 2),))})
     program = _program(
