@@ -21,7 +21,7 @@ from families.activation.ops import (
     silu_and_mul_functional_fake,
 )
 from kernels import triton as triton_kernels
-from kernels.rows import row_geometry
+from kernels.row_geometry import row_geometry
 from kernels.triton import launcher
 from kernels.triton_rows import row_start
 

@@ -19,7 +19,7 @@ import triton.language as tl
 
 from families.norm.ops import rms_norm_backward_fake, rms_norm_fake, save_inputs
 from kernels import triton as triton_kernels
-from kernels.rows import row_geometry
+from kernels.row_geometry import row_geometry
 from kernels.triton import launcher
 from kernels.triton_rows import row_start
 
