@@ -44,6 +44,9 @@ from tests.zoo_helpers import needs_kernels
 INJECTED = {mode.name: mode for mode in FAULT_MODES}
 TRANSPOSED = Case({"b": Buffer((5, 4), torch.float32)}, {"x": View("b", (("permute", (1, 0)),))})
 NARROWED = Case({"b": Buffer((5, 8), torch.float32)}, {"x": View("b", (("narrow", 0, 0, 2),))})
+CHANNELS_LAST = Case(
+    {"b": Buffer((2, 2, 2, 3), torch.float32)}, {"x": View("b", (("permute", (0, 3, 1, 2)),))}
+)
 
 # Each known fault's shape of program, broken another way by an injected fault.
 SHAPES = {
@@ -89,6 +92,14 @@ SHAPES = {
         ),
         CORRECT_CASE,
         "inductor_refused_views",
+    ),
+    "cat_repeated_input": (
+        # The cat's layout is the known fault's; its values (tripled) are not.
+        _program(
+            OP, Step("double", (0,), (), 1), Step("cat", (1, 1), (1,), 1), returns=(2,),
+        ),
+        CHANNELS_LAST,
+        "inductor_tripled_doubling",
     ),
     "auto_functionalized_decomposition": (
         READ_BEFORE_THE_OP, PERMUTED_ROW, "inductor_failed_assertion",
