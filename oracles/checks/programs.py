@@ -137,15 +137,27 @@ def _cut_down(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Findi
         cases[failure.index] = case
         failure.cases = tuple(cases)
         findings = check_programs(spec, case, None, mode)
-    return [
-        *findings,
-        Finding(
-            PROGRAM,
-            f"distinct bug {bug_key(failure.findings, mode, program)}; the program "
-            f"({len(program)} steps):\n" + program.source(),
-            blocking=False,
-        ),
-    ]
+    return [*findings, program_finding(failure.findings, mode, program)]
+
+
+def program_finding(findings: Iterable[Finding], mode: Mode, program: Program) -> Finding:
+    """The note that names a cut-down program's distinct bug and prints it.
+    Cutting down may leave the op's outputs unused: then the bug is in the
+    code around the op (unless the op writes its arguments), which the note
+    says, since a reader would otherwise blame the op."""
+    around = (
+        ""
+        if program.returns_the_ops_outputs()
+        else ", in which none of the op's outputs reaches what it returns: unless the op "
+        "writes its arguments, the fault is in the code around the op"
+    )
+    steps = f"{len(program)} step{'s' if len(program) != 1 else ''}"
+    return Finding(
+        PROGRAM,
+        f"distinct bug {bug_key(findings, mode, program)}; the program ({steps}){around}:\n"
+        + program.source(),
+        blocking=False,
+    )
 
 
 def _symptom(findings: Iterable[Finding]) -> set[tuple[str, bool]]:

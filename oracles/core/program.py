@@ -197,6 +197,23 @@ class Program:
             intermediate=frozenset(map(moved, self.intermediate)),
         )
 
+    def returns_the_ops_outputs(self) -> bool:
+        """Something the op returned reaches what the program returns: through
+        the Steps that read it, or a write that reads it (which may change a
+        returned value through a view, so it counts as reaching)."""
+        made = len(self.inputs)
+        reached: set[int] = set()
+        for step in self.steps:
+            role = STEPS[step.kind].role
+            if role == "op":
+                reached.update(range(made, made + step.outputs))
+            elif reached.intersection(step.operands):
+                if role == "write":
+                    return True
+                reached.update(range(made, made + step.outputs))
+            made += step.outputs
+        return bool(reached.intersection(self.returns))
+
     def kinds(self) -> tuple[str, ...]:
         """The kinds of its Steps, sorted, each once: what a Finding is keyed by."""
         return tuple(sorted({step.kind for step in self.steps}))
