@@ -93,7 +93,9 @@ class _Builder:
             )
         self.exact = spec.bit_exact
         self.written_through: set[str] = set()
-        self.produced: dict[str, torch.Tensor] = {}  # set by the op's Step
+        # Per storage, the positions the op produced that no later Step has
+        # overwritten without reading them (set by the op's Step).
+        self.unwritten: dict[str, torch.Tensor] = {}
         self.kind: str | None = None  # the kind of Step being drawn
 
     # -- what a step may apply to
@@ -167,13 +169,22 @@ class _Builder:
 
         return self.tensors(ok)
 
+    def _overwritten(self, target: Value) -> dict[str, torch.Tensor]:
+        """What the op produced that is left unwritten once ``target`` is overwritten."""
+        covered = target.shadow.reshape(-1)
+        return {
+            storage: positions[~torch.isin(positions, covered)]
+            if storage == target.storage
+            else positions
+            for storage, positions in self.unwritten.items()
+        }
+
     def _overwrites_op(self, target: Value) -> bool:
         """Overwriting ``target`` would leave nothing of what the op produced
-        to read, so a compiler may rightly drop the op: no verdict."""
-        produced = self.produced
-        if len(produced) != 1 or target.storage not in produced:
-            return False
-        return bool(torch.isin(produced[target.storage], target.shadow.reshape(-1)).all())
+        to read, in any of its outputs (fill_ of one, copy_ into the other),
+        so a compiler may rightly drop the op: no verdict."""
+        left = self._overwritten(target)
+        return bool(left) and all(positions.numel() == 0 for positions in left.values())
 
     def _write(self, kind: str, target: int, *params, operands=()) -> Step:
         self.written_through |= self.value(target).through
@@ -193,6 +204,7 @@ class _Builder:
                 return None
             if kind == "fill_":
                 value = self.draw(st.sampled_from((0.0, -0.0, 1.5) if t.floating else (0, 7)))
+                self.unwritten = self._overwritten(t)
                 return self._write(kind, target, value)
             if kind in ("add_", "copy_"):
                 partner = self.pick(
@@ -204,7 +216,11 @@ class _Builder:
                         )
                     )
                 )
-                return None if partner is None else self._write(kind, target, operands=(partner,))
+                if partner is None:
+                    return None
+                if kind == "copy_":
+                    self.unwritten = self._overwritten(t)
+                return self._write(kind, target, operands=(partner,))
             return self._write(kind, target)
         target = self.pick(self.tensors(lambda v: v.shadow.dim() > 0 and v.shadow.numel() > 0))
         if target is None:
@@ -351,12 +367,12 @@ class _Builder:
         written = [
             self.value(self.inputs.index(n)) for n in self.spec.declared_writes if n in self.inputs
         ]
-        self.produced = {}
+        self.unwritten = {}
         for value in [*filter(None, made), *written]:
             positions = value.shadow.reshape(-1)
-            if value.storage in self.produced:
-                positions = torch.cat([self.produced[value.storage], positions])
-            self.produced[value.storage] = positions
+            if value.storage in self.unwritten:
+                positions = torch.cat([self.unwritten[value.storage], positions])
+            self.unwritten[value.storage] = positions
         self.op_values = list(range(len(self.values), len(self.values) + len(made)))
         self.values += made
         sequence = ("sequence",) if isinstance(raw, (tuple, list)) else ()

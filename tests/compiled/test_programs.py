@@ -18,6 +18,7 @@ from oracles.checks import CHECKS
 from oracles.checks.programs import _refused, bug_key, check_programs
 from oracles.comparisons.outputs import metadata, output_aliasing
 from oracles.core.buffers import Buffer, Case, View
+from oracles.core.calls import call_op
 from oracles.core.findings import CheckFailure, Finding
 from oracles.core.program import Program, Step
 from oracles.core.specification import Spec
@@ -471,6 +472,24 @@ def test_drawn_programs_are_legal_in_eager() -> None:
             for case in sample(program_cases(spec), 60):
                 ran = EAGER.run(spec, case, IN_PROGRAM)
                 assert ran.error is None, (case.program.source(), ran.error)
+
+
+def test_no_drawn_program_overwrites_every_output_of_the_op() -> None:
+    """A fill_ of one output and a copy_ into the other leave nothing the op
+    made to read: a compiler rightly drops the op, and the run gives no
+    verdict. So every drawn program's returns change where the op's outputs
+    do (here shifted by one)."""
+    spec = next(s for s in builtin_specs() if s.name == "rotary_embedding_functional")
+    with spec.installed():
+        real = spec.resolve()
+        shifted = dataclasses.replace(
+            spec, op=lambda **args: tuple(out + 1 for out in call_op(real, **args))
+        )
+        for case in sample(program_cases(spec, ("fill_", "copy_", "narrow")), 40):
+            want = EAGER.run(spec, case, IN_PROGRAM).outputs
+            got = EAGER.run(shifted, case, IN_PROGRAM).outputs
+            assert want is not None and got is not None, case.program.source()
+            assert not all(map(torch.equal, want, got)), case.program.source()
 
 
 def _raises(x: torch.Tensor) -> torch.Tensor:
