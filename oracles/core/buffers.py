@@ -26,7 +26,9 @@ from oracles.core.views import CaseError, ViewOp, apply_view_ops, check_view_ops
 
 @dataclasses.dataclass(frozen=True)
 class Buffer:
-    """A fresh allocation. ``fill`` is ``"normal"`` or ``("randint", low, high)``."""
+    """A fresh allocation. ``fill`` is ``"normal"``, ``("randint", low, high)``
+    or ``("values", (v0, v1, ...))``: the buffer's elements, in order (the
+    offsets a recorded call passed)."""
 
     shape: tuple[int, ...]
     dtype: torch.dtype
@@ -36,9 +38,11 @@ class Buffer:
         if self.fill == "normal":
             wide = torch.float64 if self.dtype == torch.float64 else torch.float32
             return torch.randn(self.shape, generator=generator, dtype=wide).to(self.dtype)
-        assert isinstance(self.fill, tuple) and self.fill[0] == "randint", (
+        assert isinstance(self.fill, tuple) and self.fill[0] in ("randint", "values"), (
             f"unknown fill {self.fill!r}"
         )
+        if self.fill[0] == "values":
+            return torch.tensor(self.fill[1], dtype=self.dtype).reshape(self.shape)
         _, low, high = self.fill
         return torch.randint(low, high, self.shape, generator=generator, dtype=self.dtype)
 

@@ -4,14 +4,19 @@ A recorded call holds, per schema argument, its plain value or, for a
 tensor, its dtype, shape, strides, storage offset and the buffer (one
 storage, on its device) it lies in, so arguments that are views of one buffer (the q, k
 and v of a fused qkv split) stay views of one buffer when the call is
-replayed. Integer tensors (positions, indices, slot mappings) keep the range
-of their values, so replayed ones stay in the op's domain. Equal calls are
+replayed. Integer tensors (positions, indices, offsets, lengths, slot
+mappings) keep the range of their values and, up to ``MAX_DATA`` elements a
+buffer, the values themselves: a recorded call replays with the offsets and
+lengths it was made with, and Cases drawn around it keep what the values
+show (offsets that rise from 0 to another argument's length, lengths that
+sum to it, indices below a size). Float data is never kept. Equal calls are
 merged, with their count.
 
 The file is JSON: ``{"version", "command", "torch", "imports", "libraries",
 "ops": {qualified name: {"schema", "registration", "calls": [{"count", "buffers",
 "args"}]}}, "composite": {the same, for ops that decompose}}``; a buffer
-names its device where it is not the CPU.
+names its device where it is not the CPU, and an integer one its ``data``
+(its storage's first elements, as far as its tensors reach) where it kept it.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ import torch
 from oracles.core.devices import DEFAULT_DEVICE
 
 VERSION = 1
+# The most elements of an integer buffer whose values a recording keeps.
+MAX_DATA = 4096
 
 
 class RecordingError(ValueError):
@@ -45,12 +52,22 @@ class RecordedTensor:
 @dataclasses.dataclass(frozen=True)
 class RecordedBuffer:
     """One storage of a call: its dtype, the range of its values for
-    integers, and its device."""
+    integers, its device, and an integer storage's values where it kept them."""
 
     dtype: torch.dtype
     low: int | None = None  # integer values lie in [low, high]
     high: int | None = None
     device: str = DEFAULT_DEVICE
+    data: tuple[int, ...] | None = None  # the storage's first elements, as far as its views reach
+
+    def values(self, tensor: RecordedTensor) -> list[int] | None:
+        """The values of ``tensor`` (a view of this buffer), flattened; None where not kept."""
+        if self.data is None:
+            return None
+        if not math.prod(tensor.shape):
+            return []
+        storage = torch.tensor(self.data, dtype=torch.int64)
+        return storage.as_strided(tensor.shape, tensor.stride, tensor.offset).reshape(-1).tolist()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -189,6 +206,7 @@ def encode_call(call: RecordedCall) -> dict[str, Any]:
             | ({} if b.low is None else {"range": [b.low, b.high]})
             # CPU buffers say nothing, as recordings did before they kept devices.
             | ({} if b.device == DEFAULT_DEVICE else {"device": b.device})
+            | ({} if b.data is None else {"data": list(b.data)})
             for b in call.buffers
         ],
         "args": {name: encode_value(value) for name, value in call.args},
@@ -197,7 +215,14 @@ def encode_call(call: RecordedCall) -> dict[str, Any]:
 
 def _decode_buffer(data: Mapping[str, Any]) -> RecordedBuffer:
     low, high = data.get("range") or (None, None)
-    return RecordedBuffer(_dtype(data["dtype"]), low, high, data.get("device", DEFAULT_DEVICE))
+    kept = data.get("data")
+    return RecordedBuffer(
+        _dtype(data["dtype"]),
+        low,
+        high,
+        data.get("device", DEFAULT_DEVICE),
+        None if kept is None else tuple(map(int, kept)),
+    )
 
 
 def _decode_call(data: Mapping[str, Any]) -> RecordedCall:

@@ -5,7 +5,8 @@ tensor alone in a dense storage of its own is a plain buffer of its shape,
 anything else (the views of a fused qkv buffer, a slice at an offset) a
 1-D buffer holding every tensor laid in it, each argument an ``as_strided``
 view of it with the recorded shape, strides and offset. Float buffers are
-filled with normal values, integer ones within their recorded range.
+filled with normal values, integer ones with their recorded values where
+the recording kept them, else within their recorded range.
 
 Around a recorded call, Cases vary what the program varied: a size that
 differed between the op's calls (a token count) is drawn again, up to twice
@@ -13,9 +14,11 @@ the largest recorded, where the layout lets it change (a dimension with the
 largest stride, or any dimension of a dense tensor), and only so that every
 Relation between the arguments that held in every call still holds (equal
 sizes, a group count and its group size, a table and its indices: see
-``relations``); and each buffer may start at another offset and end with
-spare elements. Other dtypes come only from other recorded calls: an op's
-kernel may take no others.
+``relations``) in the calls of its structure; kept integer values whose
+tensor changes size are made anew as the recorded ones show (rising from 0
+to another argument's length, summing to it); and each buffer may start at
+another offset and end with spare elements. Other dtypes come only from
+other recorded calls: an op's kernel may take no others.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,7 +34,19 @@ from hypothesis import strategies as st
 
 from oracles.core.buffers import Buffer, Case, View
 from oracles.recording.calls import RecordedBuffer, RecordedCall, RecordedTensor, extent
-from oracles.recording.relations import Place, Relation, infer, places, solve, varied
+from oracles.recording.relations import (
+    DATA,
+    LAST,
+    NUMEL,
+    SUM,
+    Place,
+    Relation,
+    infer,
+    places,
+    solve,
+    structure,
+    varied,
+)
 
 # A buffer may start up to this many elements later, and end this many later.
 MAX_SHIFT = 16
@@ -63,6 +79,8 @@ def tensors_of(value: Any) -> list[RecordedTensor]:
 
 
 def _fill(buffer: RecordedBuffer) -> str | tuple:
+    if buffer.data is not None:
+        return ("values", buffer.data)
     if buffer.low is None or buffer.high is None:
         return "normal"
     return ("randint", buffer.low, buffer.high + 1)
@@ -141,17 +159,35 @@ def _users(call: RecordedCall) -> dict[int, int]:
     return counts
 
 
+def _plain(t: RecordedTensor, users: dict[int, int]) -> bool:
+    """Alone in a dense buffer of its own: its strides and values may be made anew."""
+    return users[t.buffer] == 1 and _dense(t) and t.offset == 0
+
+
 def resizable(call: RecordedCall, varied: set[Place]) -> set[Place]:
-    """The Places of ``call`` a Case may give another size: tensor dimensions
-    that varied between the calls, where the layout lets them change."""
+    """The Places of ``call`` a Case may give another value: tensor
+    dimensions that varied between the calls, where the layout lets them
+    change (and the tensor's values, where the recording kept them, can be
+    made anew); the element count of a tensor with such a dimension; and
+    the last value and sum of a kept integer tensor that may be made anew,
+    where they varied."""
     users = _users(call)
-    return {
-        dataclasses.replace(first, dim=dim)
-        for first, t in _tensors(call)
-        for dim in range(len(t.shape))
-        if dataclasses.replace(first, dim=dim) in varied
-        and _resizable(t, dim, users[t.buffer] == 1)
-    }
+    free: set[Place] = set()
+    for first, t in _tensors(call):
+        renewable = _plain(t, users) or call.buffers[t.buffer].data is None
+        dims = {
+            dataclasses.replace(first, dim=dim)
+            for dim in range(len(t.shape))
+            if dataclasses.replace(first, dim=dim) in varied
+            and _resizable(t, dim, users[t.buffer] == 1)
+            and renewable
+        }
+        free |= dims
+        if dims and len(t.shape) > 1:
+            free.add(dataclasses.replace(first, dim=NUMEL))
+        if _plain(t, users) and call.buffers[t.buffer].data is not None:
+            free |= {dataclasses.replace(first, dim=d) for d in DATA} & varied
+    return free
 
 
 def _resized(call: RecordedCall, sizes: dict[Place, int]) -> RecordedCall:
@@ -164,8 +200,7 @@ def _resized(call: RecordedCall, sizes: dict[Place, int]) -> RecordedCall:
         )
         if shape == t.shape:
             return t
-        alone = users[t.buffer] == 1 and _dense(t) and t.offset == 0
-        stride = _contiguous_strides(shape) if alone else t.stride
+        stride = _contiguous_strides(shape) if _plain(t, users) else t.stride
         return dataclasses.replace(t, shape=shape, stride=stride)
 
     def arg(name: str, value: Any) -> Any:
@@ -179,6 +214,95 @@ def _resized(call: RecordedCall, sizes: dict[Place, int]) -> RecordedCall:
         return value
 
     return dataclasses.replace(call, args=tuple((n, arg(n, v)) for n, v in call.args))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Values:
+    """What a kept integer tensor's values showed in every call: rising,
+    from 0, never negative."""
+
+    rising: bool
+    from_zero: bool
+    nonnegative: bool
+
+
+def _shown(calls: Sequence[RecordedCall]) -> dict[tuple[str, int], _Values]:
+    """Per tensor (argument and list element), what its kept values showed."""
+    seen: dict[tuple[str, int], list[list[int]]] = {}
+    for call in calls:
+        for first, t in _tensors(call):
+            values = call.buffers[t.buffer].values(t)
+            if values is not None and len(t.shape) == 1:
+                seen.setdefault(first.tensor(), []).append(values)
+    return {
+        where: _Values(
+            all(v == sorted(v) for v in lists) and any(len(set(v)) > 1 for v in lists),
+            all(not v or v[0] == 0 for v in lists),
+            all(min(v, default=0) >= 0 for v in lists),
+        )
+        for where, lists in seen.items()
+    }
+
+
+def _made_values(
+    draw: st.DrawFn, count: int, shown: _Values | None, last: int | None, total: int | None,
+    low: int, high: int,
+) -> tuple[int, ...] | None:  # fmt: skip
+    """``count`` values that keep what the recorded ones showed, ending at
+    ``last`` or summing to ``total`` where given (None: none can)."""
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    if shown is not None and shown.rising and count:
+        first = 0 if shown.from_zero else low
+        end = high if last is None else last
+        if end < first or (count == 1 and first != end):
+            return None
+        middle = sorted(rng.randint(first, end) for _ in range(count - 2))
+        return (first, *middle, end)[-count:]
+    if total is not None and (shown is None or shown.nonnegative):
+        if total < 0 or (not count and total):
+            return None
+        cuts = sorted(rng.randint(0, total) for _ in range(count - 1)) if count else []
+        ends = [0, *cuts, total]
+        return tuple(b - a for a, b in zip(ends, ends[1:], strict=False))[:count]
+    return tuple(rng.randint(low, high) for _ in range(count))
+
+
+def _renewed(
+    draw: st.DrawFn,
+    call: RecordedCall,
+    recorded: RecordedCall,
+    sizes: dict[Place, int],
+    shown: dict[tuple[str, int], _Values],
+) -> RecordedCall | None:
+    """``call`` (``recorded`` resized) with the kept values of every tensor
+    whose size, last value or sum changed made anew; None where none fit."""
+    users = _users(call)
+    buffers = list(call.buffers)
+    before = dict(_tensors(recorded))
+    for first, t in _tensors(call):
+        buffer = buffers[t.buffer]
+        if buffer.data is None:
+            continue
+        old = before[first]
+        last, total = (
+            sizes.get(dataclasses.replace(first, dim=d)) for d in (LAST, SUM)
+        )  # fmt: skip
+        values = recorded.buffers[old.buffer].values(old) or []
+        if t.shape == old.shape and last in (None, *values[-1:]) and total in (None, sum(values)):
+            continue
+        if not _plain(t, users):
+            return None
+        low = buffer.low if buffer.low is not None else 0
+        high = buffer.high if buffer.high is not None else low
+        made = _made_values(
+            draw, math.prod(t.shape), shown.get(first.tensor()), last, total, low, high
+        )
+        if made is None:
+            return None
+        buffers[t.buffer] = dataclasses.replace(
+            buffer, data=made, low=min(made, default=low), high=max(made, default=high)
+        )
+    return dataclasses.replace(call, buffers=tuple(buffers))
 
 
 def _shifted(case: Case, leads: dict[str, int], tails: dict[str, int]) -> Case:
@@ -195,7 +319,10 @@ def _shifted(case: Case, leads: dict[str, int], tails: dict[str, int]) -> Case:
             continue
         moved[name] = lead
         elements = math.prod(buffer.shape)
-        buffers[name] = dataclasses.replace(buffer, shape=(elements + lead + tail,))
+        fill = buffer.fill
+        if isinstance(fill, tuple) and fill[0] == "values":  # kept values stay where they were
+            fill = ("values", (0,) * lead + tuple(fill[1]) + (0,) * tail)
+        buffers[name] = dataclasses.replace(buffer, shape=(elements + lead + tail,), fill=fill)
         plain_shapes[name] = buffer.shape
 
     def view(value: View) -> View:
@@ -220,14 +347,13 @@ def _shifted(case: Case, leads: dict[str, int], tails: dict[str, int]) -> Case:
 
 
 @dataclasses.dataclass(frozen=True)
-class Around:
-    """What Cases drawn around an op's recorded calls may change: the sizes
-    that varied between calls (up to twice the largest recorded), and only
-    so that every Relation between the arguments still holds."""
+class _Structure:
+    """The recorded calls of one structure (``relations.structure``), and
+    what Cases drawn around them may change."""
 
     calls: tuple[RecordedCall, ...]
     relations: tuple[Relation, ...]
-    resize: bool = True
+    resize: bool
 
     @functools.cached_property
     def changing(self) -> set[Place]:
@@ -241,17 +367,49 @@ class Around:
                 found[place] = max(found.get(place, 0), value)
         return found
 
+    @functools.cached_property
+    def shown(self) -> dict[tuple[str, int], _Values]:
+        return _shown(self.calls)
+
+
+@dataclasses.dataclass(frozen=True)
+class Around:
+    """What Cases drawn around an op's recorded calls may change: the sizes
+    (and kept integer values) that varied between calls of one structure
+    (up to twice the largest recorded), and only so that every Relation
+    between the arguments that held in those calls, and ``relations``, still
+    holds."""
+
+    calls: tuple[RecordedCall, ...]
+    relations: tuple[Relation, ...] = ()
+    resize: bool = True
+
+    @functools.cached_property
+    def structures(self) -> dict[tuple, _Structure]:
+        grouped: dict[tuple, list[RecordedCall]] = {}
+        for call in self.calls:
+            grouped.setdefault(structure(call), []).append(call)
+        return {
+            key: _Structure(tuple(calls), (*infer(calls), *self.relations), self.resize)
+            for key, calls in grouped.items()
+        }
+
     def resized(self, draw: st.DrawFn, call: RecordedCall) -> RecordedCall | None:
         """``call`` with its varied sizes drawn again (None: none may change,
         or no draw keeps every Relation)."""
-        free = resizable(call, self.changing)
+        calls = self.structures[structure(call)]
+        free = resizable(call, calls.changing)
         if not free:
             return None
-        sizes = solve(draw, places(call), free, self.relations, self.largest)
+        sizes = solve(draw, places(call), free, calls.relations, calls.largest)
         if sizes is None:
             return None
-        resized = _resized(call, sizes)
-        return None if resized == call else resized
+        resized = _renewed(draw, _resized(call, sizes), call, sizes, calls.shown)
+        if resized is None or resized == call:
+            return None
+        # What the values made anew hold, every Relation keeps too.
+        made = places(resized)
+        return resized if all(r.holds(made) for r in calls.relations) else None
 
 
 @st.composite
@@ -274,7 +432,7 @@ def recorded_cases(
     """Cases of an op's recorded calls: the calls as they were, and around
     them, keeping the Relations inferred from the calls and ``relations``."""
     replayable = tuple(call for call in calls if not call.unsupported())
-    drawn = Around(replayable, (*infer(replayable), *relations), resize)
+    drawn = Around(replayable, tuple(relations), resize)
     as_recorded = st.sampled_from(replayable).flatmap(
         lambda call: st.integers(0, 2**32 - 1).map(lambda seed: case_of(call, seed))
     )

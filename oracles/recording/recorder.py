@@ -23,12 +23,14 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from oracles.core.schema import decomposes, registering_modules, registration
 from oracles.recording.calls import (
+    MAX_DATA,
     RecordedBuffer,
     RecordedCall,
     RecordedOp,
     RecordedTensor,
     Recording,
     Unsupported,
+    extent,
 )
 
 _PLAIN = (type(None), bool, int, float, str, torch.dtype, torch.device)
@@ -61,8 +63,20 @@ class _Buffers:
                 continue
             low = min(int(t.min()) for t in values)
             high = max(int(t.max()) for t in values)
-            buffers.append(RecordedBuffer(dtype, low, high, device))
+            buffers.append(RecordedBuffer(dtype, low, high, device, _data(values)))
         return tuple(buffers)
+
+
+def _data(tensors: list[torch.Tensor]) -> tuple[int, ...] | None:
+    """The first elements of the tensors' storage, as far as they reach
+    (None past ``MAX_DATA``)."""
+    reach = extent(
+        [RecordedTensor(0, tuple(t.shape), tuple(t.stride()), t.storage_offset()) for t in tensors]
+    )
+    if reach > MAX_DATA:
+        return None
+    storage = tensors[0].as_strided((reach,), (1,), 0)
+    return tuple(int(v) for v in storage.cpu().tolist())
 
 
 def _arguments(op: torch._ops.OpOverload, args: tuple, kwargs: dict) -> list[tuple[str, Any]]:

@@ -4,6 +4,8 @@ not show them."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 from hypothesis import given, settings
@@ -121,3 +123,115 @@ def test_a_relation_reads_back_as_written():
         parse("input.shape[1] < 3", known)
     with pytest.raises(SpecError, match="names weight.shape.0., which no recorded call has"):
         parse("weight.shape[0] == input.shape[0]", known)
+
+
+def per_block(count: int, block: int, rows: int = 0) -> RecordedCall:
+    """Quantized x (``[count]``, or ``[rows, count // rows]``) with one scale
+    per block of ``block`` elements, the last block partial."""
+    shape = (count,) if not rows else (rows, count // rows)
+    return RecordedCall(
+        (RecordedBuffer(torch.int8, -127, 127), FLOAT),
+        (
+            ("x", dense(0, *shape)),
+            ("scales", dense(1, -(-count // block))),
+            ("blocksize", block),
+        ),
+    )
+
+
+def test_one_scale_per_block_is_a_ceil_division_kept_in_every_drawn_case():
+    calls = [per_block(100, 32), per_block(100, 64), per_block(64, 32), per_block(7, 16)]
+    assert "scales.shape[0] == ceil(x.shape[0] / blocksize)" in map(str, infer(calls))
+    cases = drawn(calls)
+    for args in cases:
+        assert args["scales"].numel() == -(-args["x"].numel() // args["blocksize"])
+    assert any("resized" in a["label"] for a in cases)
+    assert len({a["x"].shape for a in cases}) > 5
+
+
+def test_a_ceil_division_of_an_element_count():
+    calls = [per_block(120, 32, rows=3), per_block(120, 16, rows=5), per_block(96, 32, rows=4)]
+    assert "scales.shape[0] == ceil(x.numel() / blocksize)" in map(str, infer(calls))
+    cases = drawn(calls)
+    for args in cases:
+        assert args["scales"].numel() == -(-args["x"].numel() // args["blocksize"])
+    assert any("resized" in a["label"] for a in cases)
+
+
+def test_relations_are_learnt_within_one_structure_of_the_calls():
+    """Calls with a bias are 2-D, calls without are 1-D: a tie of the 2-D
+    calls binds no 1-D one, and no drawn Case mixes the two."""
+    plain = [per_block(100, 32), per_block(64, 32), per_block(7, 16)]
+    biased = [
+        dataclasses.replace(
+            call, args=(*call.args, ("bias", dense(2, call.args[0][1].shape[1]))),
+            buffers=(*call.buffers, FLOAT),
+        )
+        for call in (per_block(120, 32, rows=3), per_block(120, 16, rows=5))
+    ]  # fmt: skip
+    for args in drawn(plain + biased):
+        assert ("bias" in args) == (args["x"].dim() == 2)
+        if "bias" in args:
+            assert args["bias"].shape[0] == args["x"].shape[1]
+
+
+def test_a_place_that_is_always_zero_ties_nothing():
+    calls = [
+        RecordedCall((FLOAT,), (("x", dense(0, rows, 8)), ("device", 0))) for rows in (4, 6, 10)
+    ]
+    assert not [r for r in infer(calls) if "device" in str(r)]
+    assert len({a["x"].shape for a in drawn(calls, examples=40)}) > 3
+
+
+def jagged(lengths: list[int], width: int = 4) -> RecordedCall:
+    """Values ``[sum(lengths), width]`` and the offsets of their segments."""
+    ends = [0]
+    for length in lengths:
+        ends.append(ends[-1] + length)
+    offsets = RecordedBuffer(INDEX, 0, ends[-1], data=tuple(ends))
+    return RecordedCall(
+        (FLOAT, offsets), (("values", dense(0, ends[-1], width)), ("offsets", dense(1, len(ends))))
+    )
+
+
+def test_offsets_rise_from_zero_to_the_values_length_in_every_drawn_case():
+    calls = [jagged([3, 0, 5]), jagged([2, 2]), jagged([1, 4, 1, 6])]
+    assert "offsets[-1] == values.shape[0]" in map(str, infer(calls))
+    cases = drawn(calls)
+    for args in cases:
+        ends = args["offsets"].tolist()
+        assert ends[0] == 0 and ends == sorted(ends) and ends[-1] == args["values"].shape[0]
+    assert any("resized" in a["label"] for a in cases)
+    # A recorded call replays with the offsets it was made with.
+    recorded = [a["offsets"].tolist() for a in cases if a["label"] == "recorded call"]
+    assert [0, 3, 3, 8] in recorded
+
+
+def test_lengths_sum_to_the_values_length_in_every_drawn_case():
+    calls = []
+    for lengths in ([3, 0, 5], [2, 2], [1, 4, 1, 6]):
+        kept = RecordedBuffer(INDEX, min(lengths), max(lengths), data=tuple(lengths))
+        calls.append(
+            RecordedCall(
+                (FLOAT, kept),
+                (("values", dense(0, sum(lengths), 4)), ("lengths", dense(1, len(lengths)))),
+            )
+        )
+    assert "sum(lengths) == values.shape[0]" in map(str, infer(calls))
+    cases = drawn(calls)
+    for args in cases:
+        assert int(args["lengths"].sum()) == args["values"].shape[0]
+        assert int(args["lengths"].min()) >= 0
+    assert any("resized" in a["label"] for a in cases)
+
+
+def test_a_ceil_division_and_kept_values_read_back_as_written():
+    calls = [jagged([3, 0, 5]), jagged([2, 2]), per_block(7, 16)]
+    known = {p for c in calls for p in places(c)}
+    for text in (
+        "scales.shape[0] == ceil(x.shape[0] / blocksize)",
+        "values.shape[0] == offsets[-1]",
+        "values.numel() == 4 * offsets[-1]",
+        "values.shape[0] == sum(offsets)",
+    ):
+        assert str(parse(text, known)) == text
