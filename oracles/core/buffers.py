@@ -99,12 +99,29 @@ def check_value(value: Any, where: str) -> None:
         )
 
 
+def map_views(value: Any, function: Any) -> Any:
+    """``value`` with every View in it (itself, or in a list or tuple of
+    them: a ``Tensor[]`` argument) replaced by ``function(view)``."""
+    if isinstance(value, View):
+        return function(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(map_views(v, function) for v in value)
+    return value
+
+
+def views_in(value: Any) -> list[View]:
+    """The Views in an argument value (itself, or the elements of a list)."""
+    found: list[View] = []
+    map_views(value, found.append)
+    return found
+
+
 def bind_views(args: Mapping[str, Any], buffers: Mapping[str, Any]) -> dict[str, Any]:
     """The one route from a Case's arguments to the op's, for every Mode, the
     float64 expectation and the benchmark: each View made from ``buffers``
-    (real, meta or symbolic), ``DEFAULT`` left out."""
+    (real, meta or symbolic), in a list too, ``DEFAULT`` left out."""
     return {
-        name: apply_view_ops(buffers[value.buffer], value.ops) if isinstance(value, View) else value
+        name: map_views(value, lambda view: apply_view_ops(buffers[view.buffer], view.ops))
         for name, value in args.items()
         # not `is not DEFAULT`: Dynamo of torch 2.11 cannot compare a symbolic
         # int with an object by identity
@@ -134,11 +151,12 @@ class Case:
         for name, value in self.args.items():
             where = f"Case argument {name!r}"
             check_value(value, where)
-            if isinstance(value, View) and value.buffer not in self.buffers:
-                raise CaseError(
-                    f"{where}: a View of buffer {value.buffer!r}, which the Case does not "
-                    f"allocate (its buffers: {', '.join(sorted(self.buffers))})"
-                )
+            for view in views_in(value):
+                if view.buffer not in self.buffers:
+                    raise CaseError(
+                        f"{where}: a View of buffer {view.buffer!r}, which the Case does not "
+                        f"allocate (its buffers: {', '.join(sorted(self.buffers))})"
+                    )
 
     def on(self, device: str) -> Case:
         """The same Case on ``device``."""

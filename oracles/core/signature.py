@@ -20,7 +20,7 @@ from typing import Any
 
 import torch
 
-from oracles.core.buffers import Case, View, bind_views
+from oracles.core.buffers import Case, View, bind_views, map_views, views_in
 from oracles.core.devices import DEFAULT_DEVICE
 from oracles.core.views import VIEW_OPS
 
@@ -100,13 +100,22 @@ def signature_of(case: Case) -> tuple[Signature, tuple[int, ...]]:
     args = tuple(
         (
             name,
-            View(value.buffer, _template(value.ops, sizes))
-            if isinstance(value, View)
-            else Constant(value),
+            _templates(value, sizes) if views_in(value) else Constant(value),
         )
         for name, value in case.args.items()
     )
     return Signature(buffers, args, case.device), tuple(sizes)
+
+
+class ViewList(tuple):
+    """A list argument of Views (``Tensor[]``), as a Signature holds it:
+    hashable, and a list again when bound."""
+
+
+def _templates(value: Any, sizes: list[int]) -> Any:
+    if isinstance(value, View):
+        return View(value.buffer, _template(value.ops, sizes))
+    return ViewList(_templates(v, sizes) for v in value)
 
 
 def _map_sizes(signature: Signature, fill: Any) -> dict[str, Any]:
@@ -119,15 +128,15 @@ def _map_sizes(signature: Signature, fill: Any) -> dict[str, Any]:
             return tuple(param(v) for v in value)
         return value
 
-    return {
-        name: View(value.buffer, tuple((op, *map(param, params)) for op, *params in value.ops))
-        if isinstance(value, View)
-        else value
-        for name, value in signature.args
-    }
+    def view(value: View) -> View:
+        return View(value.buffer, tuple((op, *map(param, params)) for op, *params in value.ops))
+
+    return {name: map_views(value, view) for name, value in signature.args}
 
 
 def _plain(value: Any) -> Any:
+    if isinstance(value, ViewList):
+        return [_plain(v) for v in value]
     return value.value if isinstance(value, Constant) else value
 
 

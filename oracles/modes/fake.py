@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.utils._pytree import tree_map_only
 
 from oracles.core.buffers import Case
 from oracles.core.observation import Observation
@@ -34,10 +35,11 @@ class Fake(Mode):
         wrap = mode.fake_tensor_converter.from_meta_and_device
         # FakeTensors of the device the Case lives on, as eager's tensors are.
         device = torch.device(case.device)
-        args = {
-            name: wrap(mode, value, device) if isinstance(value, torch.Tensor) else value
-            for name, value in case.bind(case.meta_buffers()).items()
-        }
+        args = tree_map_only(
+            torch.Tensor,
+            lambda meta: wrap(mode, meta, device),
+            case.bind(case.meta_buffers()),
+        )
         function = around(spec, case) if how.program else None
 
         def call() -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from oracles.core.buffers import DEFAULT, Case, View
+from oracles.core.buffers import DEFAULT, Case, View, views_in
 from oracles.core.devices import DEFAULT_DEVICE
 from oracles.core.signature import Constant
 from oracles.core.views import view_expression, view_ranks
@@ -57,6 +57,19 @@ def cases_table(cases: Sequence[Case], sizes: Sequence[tuple[int, ...]], buffer:
     return "\n".join(lines)
 
 
+def _views_expression(
+    template: Any, concrete: Any, meta: dict[str, Any], parameters: dict[str, str]
+) -> str:
+    """A View (or a list of them: ``Tensor[]``) as the torch calls that make it."""
+    if isinstance(template, View):
+        ranks = view_ranks(meta[concrete.buffer], concrete.ops)
+        return view_expression(parameters[template.buffer], template.ops, ranks, size_literal)
+    items = [
+        _views_expression(t, c, meta, parameters) for t, c in zip(template, concrete, strict=True)
+    ]
+    return f"[{', '.join(items)}]"
+
+
 def arguments_function(
     args: Sequence[tuple[str, Any]],
     case: Case,
@@ -72,10 +85,8 @@ def arguments_function(
             value = value.value
         if value is DEFAULT:
             continue  # left out: the op uses its schema default
-        if isinstance(value, View):
-            concrete = case.args[name]
-            ranks = view_ranks(meta[concrete.buffer], concrete.ops)
-            expression = view_expression(parameters[value.buffer], value.ops, ranks, size_literal)
+        if views_in(value):
+            expression = _views_expression(value, case.args[name], meta, parameters)
         else:
             expression = literal(value)
         entries.append(f"        {literal(name)}: {expression},")
