@@ -22,7 +22,7 @@ from oracles.core.specification import Spec
 ROPE_ULP_BUDGET = 2
 
 
-def consume_rotated(op: Callable, **args: Any) -> torch.Tensor:
+def consume_rotated(op: Callable, /, **args: Any) -> torch.Tensor:
     """Model code around the op: the rotated q and k, gathered (data movement only).
 
     In-place ops are read back through their arguments, so the compiled graph

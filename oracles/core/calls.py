@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 
-def call_op(op: Callable, **args: Any) -> Any:
+def call_op(op: Callable, /, **args: Any) -> Any:
     """The op alone, its outputs returned as they are.
 
     A torch op gets its arguments positionally, in schema order, as model code
@@ -26,7 +26,7 @@ def call_op(op: Callable, **args: Any) -> Any:
     return op(*positional, **args)
 
 
-def read_outputs(op: Callable, **args: Any) -> Any:
+def read_outputs(op: Callable, /, **args: Any) -> Any:
     """The default program: the op, its outputs returned as they are, then
     each tensor output read as the next layer of model code reads it
     (``read``). A compiled graph computes those reads from the metadata the
@@ -35,7 +35,7 @@ def read_outputs(op: Callable, **args: Any) -> Any:
     return _with_reads(call_op(op, **args))
 
 
-def read_back(op: Callable, **args: Any) -> Any:
+def read_back(op: Callable, /, **args: Any) -> Any:
     """Model code around an op: the op, then what it produced, read as the
     next layer reads it: its outputs (as ``read_outputs``), or if it returns
     nothing the arguments it writes. The compiled graph must then produce

@@ -10,6 +10,8 @@ second interpreter to disagree with it.
 from __future__ import annotations
 
 import dataclasses
+import keyword
+import re
 from typing import Any
 
 from oracles.core.views import VIEW_OPS, ViewKind
@@ -134,8 +136,10 @@ class Program:
     written_through: frozenset[str] = frozenset()  # unfold/as_strided views written through
 
     def names(self) -> list[str]:
-        """Every value's name, in order."""
-        names = list(self.inputs)
+        """Every value's name, in order: an input's is its argument's, where
+        that names nothing the program's text uses (``op``, ``args``, ``v0``,
+        ``torch``, a keyword), else the argument's with ``_`` after it."""
+        names = [_local(name) for name in self.inputs]
         for step in self.steps:
             names += [f"v{len(names) + i}" for i in range(step.outputs)]
         return names
@@ -166,10 +170,12 @@ class Program:
 
     def source(self, name: str = "program") -> str:
         """The program as a Python function ``name(op, **args)``."""
-        unpack = [f"{n} = args[{n!r}]" for n in self.inputs]
+        unpack = [
+            f"{local} = args[{n!r}]" for n, local in zip(self.inputs, self.names(), strict=False)
+        ]
         returned = "".join(f"{self.names()[i]}, " for i in self.returns).rstrip()
         body = [*unpack, *self.lines(), f"return ({returned})"]
-        return f"def {name}(op, **args):\n" + "".join(f"    {line}\n" for line in body)
+        return f"def {name}(op, /, **args):\n" + "".join(f"    {line}\n" for line in body)
 
     def producers(self) -> dict[int, int]:
         """The position of the Step that makes each value a Step makes."""
@@ -224,6 +230,17 @@ class Program:
 
     def __len__(self) -> int:
         return len(self.steps)
+
+
+# What a program's text names besides its values (``modes.programs``'s scope).
+_TAKEN = {"op", "args", "torch", "call_op", "scale_", "as_strided_over_a_copy", "program"}
+
+
+def _local(name: str) -> str:
+    """A value name for argument ``name`` that shadows nothing the text uses."""
+    while name in _TAKEN or keyword.iskeyword(name) or re.fullmatch(r"v\d+", name):
+        name += "_"
+    return name
 
 
 def _literal(value: Any) -> str:

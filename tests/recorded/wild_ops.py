@@ -45,18 +45,23 @@ def _define(schema: str, kernel, fake=None, key: str = "CPU") -> None:
 
 
 # Arguments named as the suite names its own parameters.
+# (Not `self` and `input` in one op: Inductor's lowering names `self`
+# `input` (torch.fx's signature of a schema) and refuses the pair.)
 _define(
-    "named(Tensor op, Tensor self, Tensor input, int case, float mode, str name, int device, "
+    "named(Tensor op, Tensor self, Tensor v0, int case, float mode, str name, int device, "
     "Tensor? spec=None) -> Tensor",
-    lambda op, self, input, case, mode, name, device, spec=None: (
-        op + self * input * case * mode + (0 if spec is None else spec)
+    lambda op, self, v0, case, mode, name, device, spec=None: (
+        op + self * v0 * case * mode + (0 if spec is None else spec)
     ),
-    lambda op, self, input, case, mode, name, device, spec=None: torch.empty_like(op),
+    lambda op, self, v0, case, mode, name, device, spec=None: torch.empty_like(op),
 )
 _define(
-    "named_more(Tensor args, Tensor kwargs, Tensor out, int program, int check) -> Tensor",
-    lambda args, kwargs, out, program, check: args * kwargs + out * (program - check),
-    lambda args, kwargs, out, program, check: torch.empty_like(args),
+    "named_more(Tensor args, Tensor kwargs, Tensor out, Tensor input, int program, int check, "
+    "int torch) -> Tensor",
+    lambda args, kwargs, out, input, program, check, torch: (
+        args * kwargs + out * (program - check) - input
+    ),
+    lambda args, kwargs, out, input, program, check, torch: args.new_empty(args.shape),
 )
 
 

@@ -23,7 +23,7 @@ def main() -> None:
     for tokens, width in ((4, 8), (6, 16), (10, 8)):
         x = randn(tokens, width)
         ops.named(x, x + 1, randn(tokens, width), 2, 0.5, "gelu", 0)
-        ops.named_more(x, randn(tokens, width), randn(tokens, width), 3, 1)
+        ops.named_more(x, randn(tokens, width), randn(tokens, width), x * 2, 3, 1, 0)
         ops.nonzero_rows(x)
         for stats in (True, False):
             ops.maybe_stats(x, stats)
