@@ -381,7 +381,7 @@ class _Builder:
     def returns(self) -> tuple[int, ...]:
         """What the op produced, every value no later Step reads (so no Step
         is dead code a compiler may drop), and some other values."""
-        produced = [i for i in self.op_values if self.value(i) is not None]
+        produced = [i for i in self.op_values if self.values[i] is not None]
         if not produced:
             produced = [
                 self.inputs.index(n) for n in sorted(self.spec.declared_writes) if n in self.inputs

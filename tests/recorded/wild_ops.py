@@ -6,6 +6,7 @@ kernel library's Python package registers them:
 - ``nonzero_rows``: a fake that sizes its output from data
   (``new_dynamic_size``), with a planted bug: its second output's dtype;
 - ``maybe_stats``: a ``Tensor?`` output, None on some calls;
+- ``split_rows``: a ``Tensor[]`` output;
 - ``scale`` and ``scale.out``: an ``.out`` overload with a fake of its own;
 - ``block_dequant``: one scale per block of ``blocksize`` elements
   (``scales.numel() == ceil(x.numel() / blocksize)``), an optional bias
@@ -82,6 +83,13 @@ _define(
     "maybe_stats(Tensor x, bool stats) -> (Tensor, Tensor?)",
     lambda x, stats: (x * 2, x.sum(-1) if stats else None),
     lambda x, stats: (torch.empty_like(x), x.new_empty(x.shape[:-1]) if stats else None),
+)
+
+
+_define(
+    "split_rows(Tensor x, int parts) -> Tensor[]",
+    lambda x, parts: [t.clone() for t in x.chunk(parts)],
+    lambda x, parts: [t.new_empty(t.shape) for t in x.chunk(parts)],
 )
 
 

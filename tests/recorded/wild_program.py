@@ -27,6 +27,7 @@ def main() -> None:
         ops.nonzero_rows(x)
         for stats in (True, False):
             ops.maybe_stats(x, stats)
+        ops.split_rows(x, 2)
         ops.scale(x, 0.25)
         ops.scale.out(x, 0.25, torch.empty_like(x))
         ops.rms_scale(x, 1e-6)
