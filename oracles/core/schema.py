@@ -15,7 +15,7 @@ from torch._library.utils import can_generate_trivial_fake_impl
 
 def python_fake(op: torch._ops.OpOverload):
     """The op's Python fake (``register_fake``), or None."""
-    return torch._library.simple_registry.singleton.find(op._schema.name).fake_impl.kernel
+    return torch._library.simple_registry.singleton.find(op.name()).fake_impl.kernel
 
 
 def fake_function(op: torch._ops.OpOverload) -> Callable | None:
@@ -86,7 +86,7 @@ def _dispatcher_modules(name: str) -> list[str]:
 def registration(op: torch._ops.OpOverload) -> str:
     """What registered ``op``'s fake, in words: ``register_fake``, a Meta
     kernel (``Library.impl``, or C++), a decomposition, or nothing."""
-    files = _registered_files(op._schema.name)
+    files = _registered_files(op.name())
     if python_fake(op) is not None:
         return "register_fake"
     if "Meta" in files:
@@ -101,7 +101,7 @@ def registration(op: torch._ops.OpOverload) -> str:
 def decomposes(op: torch._ops.OpOverload) -> bool:
     """The op is CompositeImplicitAutograd and nothing else: it decomposes into
     the ops its body calls before any dispatch mode, fake or compile sees it."""
-    name = op._schema.name
+    name = op.name()
     if not torch._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd"):
         return False
     return not any(
@@ -210,7 +210,7 @@ def structure_problem(op: torch._ops.OpOverload, value: Any) -> str | None:
 
 def fake_source(op: torch._ops.OpOverload) -> str | None:
     """What FakeTensor runs for ``op``, in words; None where nothing does."""
-    name = op._schema.name
+    name = op.name()
     if python_fake(op) is not None:
         return "a Python fake"
     for key, what in (("Meta", "a Meta kernel"), ("CompositeImplicitAutograd", "a decomposition")):
@@ -229,7 +229,7 @@ def functionalization_problem(op: torch._ops.OpOverload) -> str | None:
     schema = op._schema
     if not schema.is_mutable or can_auto_functionalize(op):
         return None
-    if torch._C._dispatch_has_kernel_for_dispatch_key(schema.name, "Functionalize"):
+    if torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), "Functionalize"):
         return None
     aliased = [str(r.type) for r in schema.returns if r.alias_info is not None]
     why = "its returns alias its written arguments" if aliased else "auto_functionalize refuses it"

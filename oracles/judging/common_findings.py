@@ -80,7 +80,7 @@ def no_fake(spec: Spec, error: BaseException) -> Finding:
     unsupported = [e.func for e in chain if isinstance(e, UnsupportedOperatorException)]
     op = unsupported[0] if unsupported else spec.overload
     label = spec.label if op is None or op == spec.overload else str(op)
-    qualname = op._schema.name if op is not None else spec.label
+    qualname = op.name() if op is not None else spec.label
     called = "" if label == spec.label else f" (called where {spec.label} runs)"
     return Finding(
         FAKE,

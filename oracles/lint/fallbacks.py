@@ -48,7 +48,7 @@ def lowering_of(op: torch._ops.OpOverload) -> str:
     if op in lowerings:
         return EXPLICIT_FALLBACK if op in fallbacks else LOWERING
     if op in select_decomp_table() or torch._C._dispatch_has_kernel_for_dispatch_key(
-        op._schema.name, "CompositeImplicitAutograd"
+        op.name(), "CompositeImplicitAutograd"
     ):
         return DECOMPOSED
     return IMPLICIT_FALLBACK

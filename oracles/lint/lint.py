@@ -258,7 +258,7 @@ def lint_op(op: torch._ops.OpOverload, specs: Sequence[Spec] = ()) -> OpLint:
                 NO_FAKE,
                 "no fake (no Python fake, Meta kernel or decomposition), so FakeTensor, "
                 "torch.compile and export cannot trace it: register one with "
-                f'@torch.library.register_fake("{op._schema.name}") returning outputs '
+                f'@torch.library.register_fake("{op.name()}") returning outputs '
                 "with the kernel's shapes, strides and aliasing",
             )
         )
@@ -311,7 +311,7 @@ _KERNEL_KEYS = ("CPU", "CUDA", "CompositeExplicitAutograd", "CompositeImplicitAu
 
 
 def _has_kernel(op: torch._ops.OpOverload) -> bool:
-    name = op._schema.name
+    name = op.name()
     return any(torch._C._dispatch_has_kernel_for_dispatch_key(name, k) for k in _KERNEL_KEYS)
 
 
@@ -331,7 +331,7 @@ def _fake_or_schema(problem: Finding) -> Finding:
 def qualified_name(op: torch._ops.OpOverload) -> str:
     """``namespace::name`` (``.overload`` where it is not the default)."""
     overload = op._schema.overload_name
-    return op._schema.name + (f".{overload}" if overload else "")
+    return op.name() + (f".{overload}" if overload else "")
 
 
 def lint(

@@ -39,8 +39,8 @@ def fingerprint(op: torch._ops.OpOverload | None) -> str:
         for library in sorted(torch.ops.loaded_libraries):
             stat = os.stat(library)
             digest.update(f"{library}:{stat.st_size}:{stat.st_mtime_ns}".encode())
-        digest.update(op._schema.name.encode())
-        fake = torch._library.simple_registry.singleton.find(op._schema.name).fake_impl.kernel
+        digest.update(op.name().encode())
+        fake = torch._library.simple_registry.singleton.find(op.name()).fake_impl.kernel
         if fake is not None:
             _digest_code(digest, fake.func)
     return digest.hexdigest()[:16]

@@ -156,7 +156,7 @@ class Recorder(TorchDispatchMode):
             )
             for name, counter in self.calls.items()
         }
-        found = [m for op in self.ops.values() for m in registering_modules(op._schema.name)]
+        found = [m for op in self.ops.values() for m in registering_modules(op.name())]
         return Recording(
             {name: op for name, op in ops.items() if not decomposes(self.ops[name])},
             tuple(dict.fromkeys([*imports, *found])),

@@ -164,7 +164,7 @@ def op_loading(spec: Spec, inliner: Inliner, differentiates: bool = False) -> Op
     expression = op_expression(overload)
     if isinstance(op, torch._ops.OpOverloadPacket):
         expression = expression.rpartition(".")[0]
-    qualname = overload._schema.name
+    qualname = overload.name()
     python_defined = qualname in torch.library._defs or qualname in torch._library.custom_ops.OPDEFS
     if python_defined:
         module = _defining_module(qualname, search=False)
@@ -260,7 +260,7 @@ def _registered_by_call(spec: Spec) -> bool:
     registers = _registers(spec)
     if registers is None or spec.fake is not None or spec.overload is None:
         return False
-    name = spec.overload._schema.name
+    name = spec.overload.name()
     kernel = torch._library.simple_registry.singleton.find(name).fake_impl.kernel
     source = str(getattr(kernel, "source", "")).rpartition(":")[0]
     file = getattr(sys.modules[registers[0]], "__file__", None)
@@ -274,7 +274,7 @@ def _fake_of(spec: Spec) -> tuple[Any, str]:
     overload = spec.overload
     if overload is None:
         return None, ""
-    kernel = torch._library.simple_registry.singleton.find(overload._schema.name).fake_impl.kernel
+    kernel = torch._library.simple_registry.singleton.find(overload.name()).fake_impl.kernel
     if kernel is None:
         return None, ""
     return kernel, f"the fake registered for it ({getattr(kernel, 'source', '?')})"
@@ -316,7 +316,7 @@ def fake_registration(spec: Spec, inliner: Inliner, loading: OpLoading) -> list[
     if spec.fake is None and "<locals>" in function.__qualname__:
         # A fake made inside a function (in a loop over a registry's ops) has
         # no source of its own to copy: the module that registered it does it again.
-        module = _registering_module(overload._schema.name)
+        module = _registering_module(overload.name())
         if module is not None:
             return [
                 comment(
@@ -328,9 +328,9 @@ def fake_registration(spec: Spec, inliner: Inliner, loading: OpLoading) -> list[
             ]
     hint = function.__name__
     if hint in ("_", "<lambda>"):
-        hint = f"{overload._schema.name.partition('::')[2]}_fake"
+        hint = f"{overload.name().partition('::')[2].replace('.', '_')}_fake"
     fake_name = inliner.name_of(function, hint, "the fake")
     return [
         f"# The op's fake: {whence}.",
-        f"torch.library.register_fake({literal(overload._schema.name)}, {fake_name})",
+        f"torch.library.register_fake({literal(overload.name())}, {fake_name})",
     ]
