@@ -4,12 +4,26 @@ from __future__ import annotations
 
 import torch
 
-from oracles.comparisons.outputs import aliasing, metadata, output_label, structure
+from oracles.comparisons.outputs import (
+    aliasing,
+    data_dependent,
+    metadata,
+    output_label,
+    structure,
+)
 from oracles.core.buffers import Case
 from oracles.core.findings import Finding, error_text
 from oracles.core.schema import python_fake, structure_problem
 from oracles.core.specification import Spec
-from oracles.core.verdicts import ALIASING, CRASH, FAKE, METADATA, OUTPUTS, SIZE_1_STRIDES
+from oracles.core.verdicts import (
+    ALIASING,
+    CRASH,
+    DATA_DEPENDENT,
+    FAKE,
+    METADATA,
+    OUTPUTS,
+    SIZE_1_STRIDES,
+)
 from oracles.judging.check import Check, of_case
 from oracles.judging.common_findings import crash, missing_fake, no_fake
 from oracles.judging.script_drivers import FAKE_IMPORT, REPORT, RUN_FAKE, Script, op_main
@@ -56,6 +70,15 @@ def check_fake(spec: Spec, case: Case) -> list[Finding]:
         label = output_label(i)
         found += metadata(label, real, other, "the fake")
         found += aliasing(label, real, eager.args, other, fake.args, "the fake")
+        left = data_dependent(label, other)
+        if left:
+            found.append(
+                Finding(
+                    DATA_DEPENDENT,
+                    f"{', '.join(left)} in the fake: left to the data, so not compared "
+                    f"(the real kernel gives shape {list(real.shape)}, stride {real.stride()})",
+                )
+            )
     return found
 
 
@@ -87,7 +110,7 @@ _FAKE = """\
 CHECK = Check(
     of_case(check_fake),
     "eager and fake",
-    (METADATA, SIZE_1_STRIDES, ALIASING, OUTPUTS, FAKE, CRASH),
+    (METADATA, SIZE_1_STRIDES, DATA_DEPENDENT, ALIASING, OUTPUTS, FAKE, CRASH),
     order=1,
     modes=(FAKE_MODE,),
     script=Script(

@@ -114,12 +114,12 @@ def metadata(
     program made: torch.compile does not promise its strides), a different
     layout is reported without blocking."""
     found = []
-    for what, want, got in (
-        ("shape", tuple(real.shape), tuple(other.shape)),
-        ("dtype", real.dtype, other.dtype),
-        ("device", real.device.type, other.device.type),
+    for what, want, got, same in (
+        ("shape", tuple(real.shape), tuple(other.shape), _same_sizes(real.shape, other.shape)),
+        ("dtype", real.dtype, other.dtype, real.dtype == other.dtype),
+        ("device", real.device.type, other.device.type, real.device.type == other.device.type),
     ):
-        if want != got:
+        if not same:
             found.append(
                 Finding(
                     METADATA,
@@ -130,7 +130,7 @@ def metadata(
         return found
     layout = METADATA if layout_significant else INTERMEDIATE_STRIDES
     big = [d for d in range(real.dim()) if real.shape[d] > 1]
-    if any(real.stride(d) != other.stride(d) for d in big):
+    if any(not _same_size(real.stride(d), other.stride(d)) for d in big):
         found.append(
             Finding(
                 layout,
@@ -139,7 +139,7 @@ def metadata(
                 layout_significant,
             )
         )
-    elif real.stride() != other.stride():
+    elif not _same_sizes(real.stride(), other.stride()):
         # Inductor's assert_size_stride skips size-1 dimensions too.
         found.append(
             Finding(
@@ -150,7 +150,7 @@ def metadata(
                 blocking=False,
             )
         )
-    if real.storage_offset() != other.storage_offset():
+    if not _same_size(real.storage_offset(), other.storage_offset()):
         found.append(
             Finding(
                 layout,
@@ -160,6 +160,32 @@ def metadata(
             )
         )
     return found
+
+
+def _known(size: Any) -> int | None:
+    """A size as an int; None where it is left to the data (a fake's
+    unbacked size, ``new_dynamic_size``), which no fake can be held to."""
+    if isinstance(size, torch.SymInt):
+        return size.node.maybe_as_int()
+    return int(size)
+
+
+def _same_size(real: int, other: Any) -> bool:
+    known = _known(other)
+    return known is None or known == real
+
+
+def _same_sizes(real: Sequence[int], other: Sequence[Any]) -> bool:
+    return len(real) == len(other) and all(map(_same_size, real, other))
+
+
+def data_dependent(label: str, other: torch.Tensor) -> list[str]:
+    """Where ``other``'s sizes, strides or offset are left to the data."""
+    where = [f"{label}.shape[{d}]={s}" for d, s in enumerate(other.shape) if _known(s) is None]
+    where += [f"{label}.stride({d})={s}" for d, s in enumerate(other.stride()) if _known(s) is None]
+    if _known(other.storage_offset()) is None:
+        where.append(f"{label}.storage_offset()={other.storage_offset()}")
+    return where
 
 
 def _sharing(outputs: Sequence[Any]) -> set[tuple[int, int]]:

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from oracles.core.verdicts import blocks
+
 
 @dataclasses.dataclass(frozen=True)
 class Finding:
@@ -26,6 +28,11 @@ class Finding:
     fault: str | None = None
     # The exception a failed run raised, for triage (not part of the report).
     error: BaseException | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # One table says which Verdict never blocks: whichever check or lint gives it.
+        if self.blocking and blocks(self.verdict) is False:
+            object.__setattr__(self, "blocking", False)
 
     def __str__(self) -> str:
         return f"[{self.verdict}] {self.message}"

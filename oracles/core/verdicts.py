@@ -17,6 +17,7 @@ VALUES = "values"
 OUTPUTS = "outputs"
 METADATA = "metadata"
 SIZE_1_STRIDES = "size-1 strides"
+DATA_DEPENDENT = "data-dependent size"
 INTERMEDIATE_STRIDES = "intermediate strides"
 ALIASING = "aliasing"
 OUTPUT_ALIASING = "output aliasing"
@@ -101,6 +102,13 @@ ABOUT: dict[str, About] = {
         "strides differ only in dimensions of size 1",
         "no",
         _NOTHING + " (no element access can tell them apart)",
+    ),
+    DATA_DEPENDENT: About(
+        "the fake leaves a size, stride or offset to the data (an unbacked size from "
+        "`new_dynamic_size()`), so the fake check compares the rest: rank, dtype, every "
+        "static size and stride, aliasing",
+        "no",
+        _NOTHING + " (the compiled check compares what the kernel returns at run time)",
     ),
     INTERMEDIATE_STRIDES: About(
         "a returned view of a tensor the program made, or a drawn program's gradient, has "
@@ -254,3 +262,13 @@ ABOUT: dict[str, About] = {
         "fix the fake, unless that input is not one the op takes; or write a spec",
     ),
 }
+
+
+def blocks(verdict: str) -> bool | None:
+    """Whether the Findings of ``verdict`` block, as ``ABOUT`` rates it for
+    every check and the lint alike: True, False, or None where a rule decides
+    (and a Finding says). A Verdict rated as never blocking blocks nowhere."""
+    about = ABOUT.get(verdict)
+    if about is None or about.blocks not in ("yes", "no"):
+        return None
+    return about.blocks == "yes"

@@ -117,7 +117,7 @@ RUN_FAKE = '''
 def run_fake(case):
     """The op under FakeTensorMode on the same views of fake buffers: views of
     one buffer share its fake storage, as the real views share the buffer."""
-    mode = FakeTensorMode()
+    mode = FakeTensorMode(shape_env=ShapeEnv())  # as torch.compile runs fakes
     fake_buffers = {name: mode.from_tensor(b) for name, b in allocate(case).items()}
     with mode:
         fake_args = arguments(*fake_buffers.values(), *case["sizes"])
@@ -125,7 +125,10 @@ def run_fake(case):
 '''
 
 
-FAKE_IMPORT = "from torch._subclasses.fake_tensor import FakeTensorMode"
+FAKE_IMPORT = (
+    "from torch._subclasses.fake_tensor import FakeTensorMode\n"
+    "from torch.fx.experimental.symbolic_shapes import ShapeEnv"
+)
 
 
 # The main of a check that calls the op once, eagerly, then judges it.

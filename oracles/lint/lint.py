@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from torch._subclasses.fake_tensor import FakeTensorMode
 
 from oracles.checks.fake import check_fake
 from oracles.comparisons.outputs import schema_aliasing
@@ -61,7 +60,7 @@ from oracles.core.verdicts import (
 )
 from oracles.lint import fallbacks
 from oracles.lint.fallbacks import lowering_of, namespace_ops
-from oracles.modes.fake import call_fake, fake_result
+from oracles.modes.fake import call_fake, fake_mode, fake_result
 from oracles.strategies.sampling import sample
 
 # Spec Cases the lint runs the kernel on, when a spec has no examples.
@@ -147,7 +146,7 @@ def _on_derived_inputs(
 ) -> tuple[str | None, list[Finding]]:
     """What the fake was called on (None: nothing, and why), and what it
     broke; how it refused the inputs tried before go in ``discarded``."""
-    mode = FakeTensorMode()
+    mode = fake_mode()
     last: Exception = RuntimeError("no schema-derived input")
     broken: list[str] = []  # the fake's own code failing, not refusing an input
     try:
@@ -237,7 +236,11 @@ def _against_kernel(op: torch._ops.OpOverload, spec: Spec) -> tuple[int, list[Fi
             except Exception:  # the fake check below says how it raised
                 found = []
             if not found:
-                found = [Finding(FAKE_VS_KERNEL, f.message) for f in check_fake(spec, case)]
+                # What the fake check rates not blocking, the lint keeps as it is.
+                found = [
+                    Finding(FAKE_VS_KERNEL, f.message) if f.blocking else f
+                    for f in check_fake(spec, case)
+                ]
             if found:
                 where = f" (on {case.describe()})"
                 return len(cases), [

@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.symbolic_shapes import ShapeEnv
 from torch.utils._pytree import tree_map_only
 
 from oracles.core.buffers import Case
@@ -15,6 +16,12 @@ from oracles.core.schema import python_fake
 from oracles.core.specification import Spec
 from oracles.modes.mode import OP_ALONE, Mode, Run, observe
 from oracles.modes.programs import around
+
+
+def fake_mode() -> FakeTensorMode:
+    """A FakeTensorMode as torch.compile runs fakes in: with a ShapeEnv, so a
+    fake may size an output from data (``torch.library.get_ctx().new_dynamic_size()``)."""
+    return FakeTensorMode(shape_env=ShapeEnv())
 
 
 class Fake(Mode):
@@ -28,7 +35,7 @@ class Fake(Mode):
         # buffers and wrapped as fakes, so views of one buffer share fake
         # storage as q and k share qkv, at a fraction of what converting
         # real tensors costs.
-        mode = FakeTensorMode()
+        mode = fake_mode()
         # The dispatch cache pays for hashing every call and is rarely hit
         # by one Case's few calls, each at its own sizes.
         mode.cache_enabled = False
@@ -69,7 +76,7 @@ def call_fake(op: torch._ops.OpOverload, mode: FakeTensorMode, args: dict[str, A
 def fake_result(op: torch._ops.OpOverload, case: Any) -> tuple[Any, dict[str, Any]]:
     """The fake's raw result on ``case``'s arguments (FakeTensors with the
     Case's shapes and strides), and those arguments."""
-    mode = FakeTensorMode()
+    mode = fake_mode()
     with mode:
         buffers = {
             name: torch.empty(b.shape, dtype=b.dtype, device=case.device)
