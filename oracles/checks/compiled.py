@@ -15,6 +15,7 @@ from oracles.core.signature import BatchSignature, batch_signature
 from oracles.core.specification import Spec
 from oracles.core.verdicts import (
     CRASH,
+    NONDETERMINISTIC,
     OUT_ARGUMENT,
     STAGE,
 )
@@ -47,6 +48,8 @@ def _stage(spec: Spec, mode: Mode, failure: ConformanceFailure) -> list[Finding]
     assert isinstance(mode, Compiled)
     batch = batch_signature(failure.cases) if failure.batched else None
     case = failure.cases[failure.index]
+    if any(f.verdict == NONDETERMINISTIC for f in failure.findings):
+        return failure.findings  # no compiler was judged: no stage to name
     eager = [f for f in failure.findings if f.verdict == CRASH]
     if not eager and not spec.bit_exact and spec.reference is not None:
         eager = check_reference(spec, case)  # compiled is judged against the reference too

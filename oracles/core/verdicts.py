@@ -25,6 +25,7 @@ SCHEMA = "schema"
 WRITES = "writes"
 FAKE = "fake"
 CRASH = "crash"
+NONDETERMINISTIC = "nondeterministic"
 COMPILED = "compiled"
 OUT_ARGUMENT = "out argument"
 AUTOGRAD = "autograd"
@@ -150,6 +151,15 @@ ABOUT: dict[str, About] = {
         "yes",
         "fix the kernel, or narrow the spec's Cases (or declare a `domain`); rerun the "
         "Case with the printed command",
+    ),
+    NONDETERMINISTIC: About(
+        "two eager runs of one Case on fresh copies of its buffers disagree: the op reads "
+        "memory it does not own or does not initialise (past the end of a too-short "
+        "argument), so no compiled Mode is judged against it",
+        "on a Case the op accepts (its spec generates it, or a recorded call); on one a "
+        "recording only infers: no",
+        "make the kernel check its arguments' sizes (or initialise what it reads); for an "
+        "inferred Case, declare the tie it breaks with `recorded_spec(..., relations=[...])`",
     ),
     COMPILED: About(
         "the compiled program failed where eager ran",

@@ -11,6 +11,7 @@ from oracles.comparisons.against_eager import against_eager
 from oracles.comparisons.expected import program_expectation
 from oracles.core.buffers import Case, View
 from oracles.core.findings import Finding, error_text
+from oracles.core.observation import Observation
 from oracles.core.signature import BatchSignature
 from oracles.core.specification import Spec
 from oracles.core.verdicts import (
@@ -21,6 +22,7 @@ from oracles.core.verdicts import (
     HARNESS,
     KNOWN_COMPILER_FAULT,
     METADATA,
+    NONDETERMINISTIC,
     OUT_ARGUMENT,
     OUTPUT_ALIASING,
     OUTPUTS,
@@ -48,6 +50,7 @@ GIVEN = (
     HARNESS,
     CRASH,
     KNOWN_COMPILER_FAULT,
+    NONDETERMINISTIC,
 )
 # Dynamo reads a keyword argument named ``out`` as an ``out=`` call.
 _OUT_KEYWORD = "non-contiguous `out=` tensor"
@@ -112,7 +115,7 @@ def compare_compiled(
         assert spec.reference is not None, "validation refuses bit_exact=False without one"
         return program_expectation(around(spec, case), spec.reference, case.allocate(), case.bind)
 
-    return against_eager(
+    found = against_eager(
         (eager.outputs, eager.buffers_after),
         (compiled.outputs, compiled.buffers_after),
         mode.name,
@@ -121,6 +124,46 @@ def compare_compiled(
         intermediate=intermediate,
         outputs=outputs,
     )
+    if predicted is None and any(f.blocking and f.verdict == VALUES for f in found):
+        return unrepeatable(spec, case, eager) or found
+    return found
+
+
+def unrepeatable(spec: Spec, case: Case, eager: Observation) -> list[Finding]:
+    """Eager is a witness only when it repeats: where a second eager run of
+    the Case's program, on fresh copies of its buffers, disagrees with the
+    first, one Finding says so (blocking on a Case the op accepts) and no
+    compiled Mode is blamed; else none."""
+    again = EAGER.run(spec, case, IN_PROGRAM)
+    if again.error is not None:
+        differ = [f"the second raised {error_text(again.error, 1)}"]
+    else:
+        differ = [
+            f.message
+            for f in against_eager(
+                (eager.outputs, eager.buffers_after),
+                (again.outputs, again.buffers_after),
+                "a second eager run",
+            )
+            if f.blocking
+        ]
+    if not differ:
+        return []
+    accepted = spec.inferred is None or not spec.inferred(case)
+    whose = (
+        "a Case the op accepts"
+        if accepted
+        else "a Case its recording only infers the op accepts (not blocking)"
+    )
+    return [
+        Finding(
+            NONDETERMINISTIC,
+            f"{spec.label} is not deterministic on {whose}: two eager runs on fresh copies "
+            f"of its buffers disagree ({differ[0]}), so it reads memory it does not own or "
+            "does not initialise, and no compiled Mode is judged on this Case",
+            blocking=accepted,
+        )
+    ]
 
 
 @dataclasses.dataclass(frozen=True)
