@@ -30,13 +30,16 @@ class Coverage:
         known: dict = dict(p for p in report.user_properties if p[0] in TALLIED)
         if "spec" not in known:
             return
-        row = self.rows[str(known["spec"])].setdefault(str(known["check"]), [0, 0, 0, set(), set()])
+        row = self.rows[str(known["spec"])].setdefault(
+            str(known["check"]), [0, 0, 0, set(), set(), False]
+        )
         row[0] += known.get("cases") or 0
         row[1] += known.get("signatures") or 0
         row[2] += known.get("compiles") or 0
         if not report.skipped:
             row[3].add(known["mode"])
         row[4].add(report.outcome)
+        row[5] = row[5] or "holds" in known
         self.edges[str(known["spec"])] += known.get("recording_edges") or 0
 
     def pytest_terminal_summary(self, terminalreporter) -> None:  # noqa: ANN001 - pytest's type
@@ -45,14 +48,19 @@ class Coverage:
         write = terminalreporter.write_line
         terminalreporter.section("conformance coverage")
         checks = sorted({check for row in self.rows.values() for check in row})
-        write("Cases judged / programs compiled, per spec and check (- : skipped)")
+        write(
+            "Cases judged / programs compiled, per spec and check "
+            "(- : skipped; holds: holds by construction, not run)"
+        )
         width = max(len(spec) for spec in self.rows)
         write(f"{'spec':<{width}}  " + "  ".join(f"{c:>14}" for c in checks))
         for spec in sorted(self.rows):
             cells = []
             for check in checks:
                 row = self.rows[spec].get(check)
-                if row is None or not row[3]:
+                if row is not None and row[5]:
+                    cells.append(f"{'holds':>14}")
+                elif row is None or not row[3]:
                     cells.append(f"{'-':>14}")
                 else:
                     cells.append(f"{f'{row[0]} / {row[1]}':>14}")
@@ -70,7 +78,9 @@ class Coverage:
         write(FURTHER)
 
 
-TALLIED = ("spec", "check", "mode", "cases", "signatures", "compiles", "recording_edges")
+TALLIED = (
+    "spec", "check", "mode", "cases", "signatures", "compiles", "recording_edges", "holds",
+)  # fmt: skip
 
 
 def register(config: pytest.Config) -> None:

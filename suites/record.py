@@ -78,15 +78,31 @@ def summary(found: Recording, out: Path) -> str:
         lines.append(f"  {name}: {op.count} call(s), {len(op.calls)} distinct{registered}{note}")
     if not found.ops:
         lines.append("  no call of these namespaces' ops: did the command run them eagerly?")
-    if found.composite:
-        lines.append(
-            f"and {len(found.composite)} op(s) that decompose (CompositeImplicitAutograd): "
-            "no fake or compile check applies to them: fake tensors and torch.compile run the "
-            "ops their body calls, not a kernel or fake of their own:"
-        )
+    for ops, what in (
+        (
+            found.composite,
+            "that decompose (CompositeImplicitAutograd), recorded from Python: checked "
+            "by what they decompose into (the compiled and programs checks; their fake "
+            "and schema hold by construction)",
+        ),
+        (
+            found.above,
+            "whose kernel above the dispatcher's Python key (an autograd kernel) calls "
+            "other ops, recorded from Python: checked as called, their own kernels unseen",
+        ),
+    ):
+        if ops:
+            lines.append(f"and {len(ops)} op(s) {what}:")
+            lines += [
+                f"  {name}: {op.count} call(s), {len(op.calls)} distinct"
+                for name, op in sorted(ops.items())
+            ]
+    if found.left_out:
+        lines.append("calls left out (not replayable as recorded):")
         lines += [
-            f"  {name}: {op.count} call(s), {len(op.calls)} distinct"
-            for name, op in sorted(found.composite.items())
+            f"  {name}: {count} call(s) {why}"
+            for name, reasons in sorted(found.left_out.items())
+            for why, count in sorted(reasons.items())
         ]
     if found.ops and not found.imports and not found.libraries:
         lines.append(

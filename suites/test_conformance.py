@@ -22,7 +22,7 @@ from hypothesis import settings
 from oracles.checks import CHECKS, Check
 from oracles.core.devices import DEFAULT_DEVICE
 from oracles.core.findings import CheckFailure, ConformanceFailure
-from oracles.core.specification import Spec, Unavailable
+from oracles.core.specification import HoldsByConstruction, Spec, Unavailable
 from oracles.runner.loading import load_specs
 from oracles.runner.property import run_property
 from oracles.runner.replay import Replay, ReproOptions
@@ -81,6 +81,9 @@ def _run(
             examples=not config.getoption("--skip-examples"),
             device=device,
         )
+    except HoldsByConstruction as error:
+        request.node.user_properties.append(("holds", str(error)))
+        pytest.skip(f"{spec.name}: {error}")
     except Unavailable as error:
         pytest.skip(f"{spec.name}: {error}")
     except CheckFailure as error:

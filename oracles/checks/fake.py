@@ -25,7 +25,7 @@ from oracles.core.verdicts import (
     SIZE_1_STRIDES,
 )
 from oracles.judging.check import Check, of_case
-from oracles.judging.common_findings import crash, missing_fake, no_fake
+from oracles.judging.common_findings import crash, decomposed, missing_fake, no_fake
 from oracles.judging.script_drivers import FAKE_IMPORT, REPORT, RUN_FAKE, Script, op_main
 from oracles.modes.eager import EAGER
 from oracles.modes.fake import FAKE as FAKE_MODE
@@ -113,6 +113,7 @@ CHECK = Check(
     (METADATA, SIZE_1_STRIDES, DATA_DEPENDENT, ALIASING, OUTPUTS, FAKE, CRASH),
     order=1,
     modes=(FAKE_MODE,),
+    holds=decomposed,
     script=Script(
         what=(
             "It calls the op eagerly, then under FakeTensorMode on the same views of fake\n"

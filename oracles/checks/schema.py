@@ -17,7 +17,7 @@ from oracles.core.findings import ConformanceFailure, Finding
 from oracles.core.specification import Spec
 from oracles.core.verdicts import CRASH, SCHEMA, WRITES
 from oracles.judging.check import Check, of_case
-from oracles.judging.common_findings import crash
+from oracles.judging.common_findings import crash, decomposed
 from oracles.judging.script_drivers import FAKE_IMPORT, REPORT, RUN_FAKE, Script, budget, op_main
 from oracles.modes.eager import EAGER
 from oracles.modes.fake import FAKE
@@ -129,6 +129,7 @@ CHECK = Check(
     (SCHEMA, WRITES, CRASH),
     order=2,
     finish=_advice,
+    holds=decomposed,
     script=Script(
         what=(
             "It calls the op eagerly and compares what its outputs alias (in the kernel and\n"

@@ -31,6 +31,11 @@ class Unavailable(RuntimeError):
     """A spec's prerequisites (a compiler, a device) are missing here."""
 
 
+class HoldsByConstruction(Unavailable):
+    """A check holds for a spec by construction, so it is not run (the fake
+    check of an op that decomposes: FakeTensor runs the ops it decomposes into)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Spec:
     """One op under test.

@@ -94,6 +94,8 @@ class Check:
     # Why it cannot judge a spec in a Mode on any Case, where one fact of the
     # spec decides that (a Finding shown on one Case, not shrunk), or None.
     unfit: Callable[[Spec, Mode], Finding | None] | None = None
+    # Why it holds for a spec by construction, so it need not run (None: it runs).
+    holds: Callable[[Spec], str | None] | None = None
 
     def judged(
         self, spec: Spec, case: Case, batch: BatchSignature | None, mode: Mode

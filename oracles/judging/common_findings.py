@@ -12,7 +12,7 @@ from oracles.core.buffers import Case
 from oracles.core.expectation import on_cpu
 from oracles.core.findings import Finding, error_chain, error_text
 from oracles.core.observation import Observation
-from oracles.core.schema import functionalization_problem
+from oracles.core.schema import decomposes, functionalization_problem
 from oracles.core.specification import Spec
 from oracles.core.verdicts import COMPILED, CRASH, FAKE, OUTPUTS
 from oracles.modes.compiled import Compiled
@@ -108,4 +108,18 @@ def uncompilable(spec: Spec, mode: Mode) -> Finding | None:
         f"torch.compile cannot compile {spec.label} on any Case, for its schema "
         f"`{overload._schema}`: {problem} (the registry lint's [uncompilable]; one Case "
         "shown, not shrunk: every Case fails alike)",
+    )
+
+
+def decomposed(spec: Spec) -> str | None:
+    """Why a check of the op's own fake or schema holds by construction: the
+    op decomposes (CompositeImplicitAutograd), so FakeTensor, torch.compile
+    and the schema's writes are those of the ops its body calls."""
+    op = spec.overload
+    if op is None or not decomposes(op):
+        return None
+    return (
+        f"holds by construction: {spec.label} decomposes (CompositeImplicitAutograd), so "
+        "fake tensors run the ops it decomposes into; the compiled and programs checks "
+        "judge what it computes"
     )

@@ -23,6 +23,7 @@ from oracles.core.specification import Spec
 from oracles.modes import deployment, triton_cpu
 from oracles.modes.cache import compiled_programs
 from oracles.modes.compile_settings import CompileSettings
+from oracles.modes.compiled_program import counted
 from oracles.modes.mode import OP_ALONE, Mode, Run, observe, snapshot
 from oracles.modes.programs import around
 
@@ -111,7 +112,7 @@ class Compiled(CompileSettings, Mode):
             return compiled_program
 
         key = (spec.name, spec.op, function, signature, specialized)
-        compiled = self.program(key, spec.overload, make, dynamic, how.fresh)
+        compiled = self.program(key, counted(spec.overload, case), make, dynamic, how.fresh)
         buffers = case.allocate()
         before = snapshot(buffers)
         if batch is not None:

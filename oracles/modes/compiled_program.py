@@ -29,6 +29,7 @@ from torch._dynamo.backends.registry import lookup_backend
 from torch._inductor.compile_fx import compile_fx, compile_fx_inner
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from oracles.core.buffers import Case
 from oracles.core.gradients import BackwardInput
 from oracles.modes.compile_settings import CompileSettings, settings_of
 
@@ -68,6 +69,29 @@ class OpCalls(TorchDispatchMode):
         if func == self.op or any(a is self.op for a in (*args, *kwargs.values())):
             self.count += 1
         return func(*args, **kwargs)
+
+
+_DISPATCHED: dict[torch._ops.OpOverload, bool] = {}
+
+
+def counted(op: torch._ops.OpOverload | None, case: Case) -> torch._ops.OpOverload | None:
+    """``op``, where a dispatch mode sees it run as itself so a compiled run
+    can count its calls; None where it never does (it decomposes, or its
+    kernel above the dispatcher's Python key calls other ops): a compiled run
+    of it is then judged as a pure-PyTorch program's is, by what it computes.
+    Found once per op, by running it eagerly on ``case``."""
+    if op is None:
+        return None
+    if op not in _DISPATCHED:
+        calls = OpCalls(op)
+        try:
+            args = case.bind(case.allocate())
+            with calls:
+                op(**args)
+        except Exception:  # the op refuses this Case: count its calls, as before
+            return op
+        _DISPATCHED[op] = calls.count > 0
+    return op if _DISPATCHED[op] else None
 
 
 def saved_inputs(graph: torch.fx.GraphModule) -> tuple[BackwardInput, ...] | None:

@@ -14,7 +14,8 @@ merged, with their count.
 
 The file is JSON: ``{"version", "command", "torch", "imports", "libraries",
 "ops": {qualified name: {"schema", "registration", "calls": [{"count", "buffers",
-"args"}]}}, "composite": {the same, for ops that decompose}}``; a buffer
+"args"}]}}, "composite": {the same, for ops that decompose}, "above": {the
+same, for ops whose autograd kernel calls others}, "left_out": {op: {why: count}}}``; a buffer
 names its device where it is not the CPU, and an integer one its ``data``
 (its storage's first elements, as far as its tensors reach) where it kept it.
 """
@@ -118,9 +119,20 @@ class Recording:
     libraries: tuple[str, ...] = ()  # op libraries the program had loaded
     command: tuple[str, ...] = ()
     torch: str = torch.__version__
-    # Ops that decompose before the dispatcher (CompositeImplicitAutograd):
-    # recorded, but no fake or compile check applies to them.
+    # Ops that decompose before the dispatcher (CompositeImplicitAutograd),
+    # recorded from Python: judged by what they decompose into.
     composite: Mapping[str, RecordedOp] = dataclasses.field(default_factory=dict)
+    # Ops whose kernel above the dispatcher's Python key (an autograd kernel)
+    # calls other ops, recorded from Python.
+    above: Mapping[str, RecordedOp] = dataclasses.field(default_factory=dict)
+    # Per op, the calls left out (on fake or meta tensors, ...): how many, and why.
+    left_out: Mapping[str, Mapping[str, int]] = dataclasses.field(default_factory=dict)
+
+    @property
+    def checked(self) -> dict[str, RecordedOp]:
+        """Every op whose calls the checks replay: those seen at the
+        dispatcher, those that decompose and those above it."""
+        return {**self.ops, **self.composite, **self.above}
 
     def save(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -240,6 +252,8 @@ def _encode_recording(recording: Recording) -> dict[str, Any]:
         "libraries": list(recording.libraries),
         "ops": _encode_ops(recording.ops),
         "composite": _encode_ops(recording.composite),
+        "above": _encode_ops(recording.above),
+        "left_out": {name: dict(reasons) for name, reasons in recording.left_out.items()},
     }
 
 
@@ -271,6 +285,8 @@ def _decode_recording(data: Mapping[str, Any]) -> Recording:
         tuple(data.get("command", ())),
         data.get("torch", "?"),
         _decode_ops(data.get("composite", {})),
+        _decode_ops(data.get("above", {})),
+        {name: dict(reasons) for name, reasons in data.get("left_out", {}).items()},
     )
 
 

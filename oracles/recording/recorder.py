@@ -4,10 +4,14 @@ namespace's ops while a program runs eagerly (see ``calls`` for what it keeps).
 Calls are seen where they reach the dispatcher, so ops called from Python,
 from other ops or from a model's modules are all recorded; calls on fake or
 meta tensors (tracing) are not, and neither is anything that runs in another
-process. An op registered as CompositeImplicitAutograd alone decomposes into
-the ops its body calls before any dispatch mode sees it: a function mode
-records its calls from Python apart, as ``composite`` (no fake or compile
-check applies to such an op: what runs is its body's ops).
+process: those left out are counted, per op and why, and the summary names
+them. A tensor subclass that dispatches as a plain tensor (an
+``nn.Parameter`` subclass) is recorded as the tensor it is. Two kinds of op
+never reach the dispatch mode as themselves, and a function mode records
+their calls from Python apart: an op registered as CompositeImplicitAutograd
+alone decomposes into the ops its body calls (``composite``); an op whose
+kernel above the dispatcher's Python key (an autograd kernel) calls other
+ops is seen only as those (``above``).
 """
 
 from __future__ import annotations
@@ -105,18 +109,30 @@ def _record_value(value: Any, buffers: _Buffers) -> Any:
     return Unsupported(type(value).__name__)
 
 
-def _real(value: Any) -> bool:
-    """No fake, meta or other tensor subclass in ``value``: a real eager call."""
+def _left_out(value: Any) -> str | None:
+    """Why a call with ``value`` among its arguments is not a real eager call
+    the recorder can replay (None: it is one). A tensor subclass that
+    dispatches as a plain tensor (an ``nn.Parameter`` subclass, a quantized
+    weight class) is one: its data is a plain tensor's."""
     if isinstance(value, torch.Tensor):
-        real = type(value) in (torch.Tensor, torch.nn.Parameter)
-        return real and value.device.type != "meta"
+        kind = type(value)
+        if value.device.type == "meta":
+            return "on meta tensors"
+        if kind.__torch_dispatch__ is not torch.Tensor.__torch_dispatch__:
+            return f"on a {kind.__name__} (a tensor subclass that dispatches itself: tracing)"
+        return None
     if isinstance(value, (list, tuple)):
-        return all(_real(v) for v in value)
-    return True
+        return next(filter(None, map(_left_out, value)), None)
+    return None
+
+
+# What a recorded call's op is, by how its calls reached the recorder.
+OP, COMPOSITE, ABOVE = "op", "composite", "above"
 
 
 class Recorder(TorchDispatchMode):
-    """Records the calls of the ops of ``namespaces`` made while it is active."""
+    """Records the calls of the ops of ``namespaces`` made while it is active,
+    and counts, per op and reason, the calls it leaves out."""
 
     def __init__(self, namespaces: Iterable[str]):
         super().__init__()
@@ -124,25 +140,35 @@ class Recorder(TorchDispatchMode):
         self.calls: dict[str, collections.Counter] = {}
         self.schemas: dict[str, str] = {}
         self.ops: dict[str, torch._ops.OpOverload] = {}
+        self.kinds: dict[str, str] = {}
+        self.dispatched: collections.Counter = collections.Counter()
+        self.left_out: dict[str, collections.Counter] = {}
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if isinstance(func, torch._ops.OpOverload) and self.wants(func, args, kwargs):
-            self._record(func, args, kwargs)
+            self.dispatched[_qualified(func)] += 1
+            self._record(func, args, kwargs, OP)
         return func(*args, **kwargs)
 
     def wants(self, op: torch._ops.OpOverload, args: tuple, kwargs: dict) -> bool:
-        return op.namespace in self.namespaces and _real((args, list(kwargs.values())))
+        """A call of the namespaces' ops on real tensors; one on others is counted as left out."""
+        if op.namespace not in self.namespaces:
+            return False
+        why = _left_out((args, list(kwargs.values())))
+        if why is not None:
+            self.left_out.setdefault(_qualified(op), collections.Counter())[why] += 1
+        return why is None
 
-    def _record(self, op: torch._ops.OpOverload, args: tuple, kwargs: dict) -> None:
-        buffers = _Buffers()
-        named = tuple((name, _record_value(v, buffers)) for name, v in _arguments(op, args, kwargs))
-        # Lists freeze to tuples so equal calls merge.
-        key = (buffers.recorded(), _frozen(named))
+    def _record(self, op: torch._ops.OpOverload, args: tuple, kwargs: dict, kind: str) -> None:
+        self._count(op, _key(op, args, kwargs), kind)
+
+    def _count(self, op: torch._ops.OpOverload, key: tuple, kind: str) -> None:
         name = _qualified(op)
         self.calls.setdefault(name, collections.Counter())[key] += 1
         self.schemas[name] = str(op._schema)
         self.ops[name] = op
+        self.kinds.setdefault(name, kind)
 
     def recording(self, command: Iterable[str] = (), imports: Iterable[str] = ()) -> Recording:
         ops = {
@@ -157,18 +183,26 @@ class Recorder(TorchDispatchMode):
             for name, counter in self.calls.items()
         }
         found = [m for op in self.ops.values() for m in registering_modules(op.name())]
+
+        def of(kind: str) -> dict[str, RecordedOp]:
+            return {name: op for name, op in ops.items() if self.kinds[name] == kind}
+
         return Recording(
-            {name: op for name, op in ops.items() if not decomposes(self.ops[name])},
+            of(OP),
             tuple(dict.fromkeys([*imports, *found])),
             tuple(sorted(torch.ops.loaded_libraries)),
             tuple(command),
-            composite={name: op for name, op in ops.items() if decomposes(self.ops[name])},
+            composite=of(COMPOSITE),
+            above=of(ABOVE),
+            left_out={name: dict(reasons) for name, reasons in sorted(self.left_out.items())},
         )
 
 
-class _Composite(TorchFunctionMode):
-    """Records the Python calls of the recorder's ops that decompose before
-    its dispatch mode could see them (CompositeImplicitAutograd alone)."""
+class _Python(TorchFunctionMode):
+    """Records the Python calls of the recorder's ops that its dispatch mode
+    cannot see: those that decompose before it (CompositeImplicitAutograd
+    alone), and those whose kernel above it (an autograd kernel) calls other
+    ops, which the dispatch mode sees instead."""
 
     def __init__(self, recorder: Recorder):
         super().__init__()
@@ -183,12 +217,31 @@ class _Composite(TorchFunctionMode):
                     func, torch._C._jit_resolve_packet(func._qualified_op_name, *args, **kwargs)
                 )
         if (
-            isinstance(op, torch._ops.OpOverload)
-            and self.recorder.wants(op, args, kwargs)
-            and decomposes(op)
+            not isinstance(op, torch._ops.OpOverload)
+            or op.namespace not in self.recorder.namespaces
         ):
-            self.recorder._record(op, args, kwargs)
-        return func(*args, **kwargs)
+            return func(*args, **kwargs)
+        if decomposes(op):
+            if self.recorder.wants(op, args, kwargs):
+                self.recorder._record(op, args, kwargs, COMPOSITE)
+            return func(*args, **kwargs)
+        name = _qualified(op)
+        seen = self.recorder.dispatched[name]
+        real = _left_out((args, list(kwargs.values()))) is None
+        # The arguments as they were before the call, as the dispatch mode records them.
+        key = _key(op, args, kwargs) if real else None
+        result = func(*args, **kwargs)
+        if key is not None and self.recorder.dispatched[name] == seen:
+            self.recorder._count(op, key, ABOVE)
+        return result
+
+
+def _key(op: torch._ops.OpOverload, args: tuple, kwargs: dict) -> tuple:
+    """A call as the recording keeps it: its buffers and named arguments
+    (lists frozen to tuples, so equal calls merge)."""
+    buffers = _Buffers()
+    named = tuple((name, _record_value(v, buffers)) for name, v in _arguments(op, args, kwargs))
+    return (buffers.recorded(), _frozen(named))
 
 
 class _List(tuple):
@@ -220,5 +273,5 @@ def _qualified(op: torch._ops.OpOverload) -> str:
 def recording(namespaces: Iterable[str]) -> Iterator[Recorder]:
     """Record the calls of the ops of ``namespaces`` made in the block."""
     recorder = Recorder(namespaces)
-    with recorder, _Composite(recorder):
+    with recorder, _Python(recorder):
         yield recorder

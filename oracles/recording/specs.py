@@ -23,6 +23,7 @@ from oracles.core.devices import device_type
 from oracles.core.specification import Spec, SpecError
 from oracles.recording.calls import Recording, RecordingError
 from oracles.recording.cases import case_of, recorded_cases, tensors_of
+from oracles.recording.decomposed import DECOMPOSED_ULP_BUDGET, decomposition_reference
 from oracles.recording.relations import parse, places
 from oracles.runner.loading import import_registering
 
@@ -66,7 +67,7 @@ def _loadable(path: str | os.PathLike, recording: Recording) -> None:
     libraries are loaded: else one error for the run, naming what would load it."""
     _preparer(recording)()
     missing = []
-    for op in recording.ops:
+    for op in recording.checked:
         name, _, overload = op.partition(".")
         try:
             torch._C._dispatch_find_schema_or_throw(name, overload)
@@ -110,12 +111,13 @@ def recorded_spec(
     ``oracles.recording.relations``). ``resize`` False keeps every recorded
     size: Cases vary only offsets and spare elements."""
     recording = _load(Path(path).resolve())
-    if op not in recording.ops:
-        known = ", ".join(sorted(recording.ops)) or "none"
+    recorded = recording.checked
+    if op not in recorded:
+        known = ", ".join(sorted(recorded)) or "none"
         raise SpecError(f"{path}: op {op!r} was not recorded (recorded: {known})")
-    calls = [call for call in recording.ops[op].calls if not call.unsupported()]
+    calls = [call for call in recorded[op].calls if not call.unsupported()]
     if not calls:
-        why = "; ".join(recording.ops[op].calls[0].unsupported())
+        why = "; ".join(recorded[op].calls[0].unsupported())
         raise SpecError(f"{path}: no call of {op} can be replayed (arguments {why})")
     # The most frequent call of each structure, as the program made it.
     firsts: dict[Any, Any] = {}
@@ -139,6 +141,14 @@ def recorded_spec(
         # A Case of the user's own strategy is one the op must take.
         "inferred": None if "cases" in fields else lambda case: _layout(case) not in shown,
     }
+    if op in recording.composite:
+        # Its body's arithmetic, which Inductor may reorder: judged against
+        # the body run in float64, within a stated budget.
+        defaults |= {
+            "reference": decomposition_reference(op),
+            "bit_exact": False,
+            "ulp_budget": DECOMPOSED_ULP_BUDGET,
+        }
     return Spec(**(defaults | fields))
 
 
@@ -149,7 +159,7 @@ def recorded_specs(path: str | os.PathLike, skip: Iterable[str] = ()) -> list[Sp
     _loadable(path, recording)
     skipped = set(skip)
     specs = []
-    for op, recorded in sorted(recording.ops.items()):
+    for op, recorded in sorted(recording.checked.items()):
         if op in skipped or op.removesuffix(".default") in skipped:
             continue
         if all(call.unsupported() for call in recorded.calls):

@@ -48,7 +48,7 @@ from oracles.core.buffers import Case, CaseError
 from oracles.core.devices import DEFAULT_DEVICE
 from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
 from oracles.core.signature import BatchSignature, batch_signature
-from oracles.core.specification import Spec, SpecError, Unavailable
+from oracles.core.specification import HoldsByConstruction, Spec, SpecError, Unavailable
 from oracles.core.verdicts import NOT_JUDGEABLE, RECORDING_EDGE
 from oracles.judging.edges import refusal
 from oracles.modes.mode import Mode
@@ -115,6 +115,9 @@ def run_property(
     )
     if why is not None:
         raise Unavailable(why)
+    held = the_check.holds(spec) if the_check.holds is not None else None
+    if held is not None:
+        raise HoldsByConstruction(held)
     run = _Property(spec, the_check, the_mode, batch_size, on_finding, running, tally, device)
     with spec.installed(), tallied(tally), same_draws():
         unfit = _unfit(run, replay)
