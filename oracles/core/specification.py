@@ -79,6 +79,9 @@ class Spec:
       what its ``prepare`` says (``prepare.devices``, which the families'
       helpers set: C++ kernels run on the CPU, Triton kernels where Triton
       runs them), else anywhere (a pure-PyTorch op).
+    - ``structures``: one Case of every distinct structure of the op's calls
+      (a recording's: which arguments are None, ranks, dtypes), on which the
+      registry lint runs the fake against the kernel. Empty: the examples.
     - ``inferred``: ``inferred(case)`` is True for a Case the spec only infers
       the op accepts (a recording's Case that no recorded call shows). Where
       the op refuses one eagerly, that is the edge of what is known: a
@@ -103,6 +106,7 @@ class Spec:
     grad_ulp_budget: int | None = None
     inferred: Callable[[Case], bool] | None = None
     devices: tuple[str, ...] | None = None
+    structures: tuple[Case, ...] = ()
 
     @property
     def runs_on(self) -> tuple[str, ...]:

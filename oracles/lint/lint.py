@@ -225,10 +225,11 @@ def _schema_problems(op: torch._ops.OpOverload) -> list[Finding]:
 
 
 def _against_kernel(op: torch._ops.OpOverload, spec: Spec) -> tuple[int, list[Finding]]:
-    """The fake against the kernel on the spec's examples (or a few of its
-    Cases): the registry's fake, not one the spec installs."""
+    """The fake against the kernel on one Case of every structure of the
+    op's calls (else the spec's examples, or a few of its Cases): the
+    registry's fake, not one the spec installs."""
     spec = dataclasses.replace(spec, fake=None)
-    cases = list(spec.examples) or sample(spec.cases, SAMPLED_CASES)
+    cases = list(spec.structures or spec.examples) or sample(spec.cases, SAMPLED_CASES)
     with spec.installed():
         for case in cases:
             try:

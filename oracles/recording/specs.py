@@ -22,9 +22,9 @@ from oracles.core.buffers import Case
 from oracles.core.devices import device_type
 from oracles.core.specification import Spec, SpecError
 from oracles.recording.calls import Recording, RecordingError
-from oracles.recording.cases import case_of, recorded_cases, tensors_of
+from oracles.recording.cases import case_of, recorded_cases
 from oracles.recording.decomposed import DECOMPOSED_ULP_BUDGET, decomposition_reference
-from oracles.recording.relations import parse, places
+from oracles.recording.relations import parse, places, structure
 from oracles.runner.loading import import_registering
 
 # Explicit examples per op: the most frequent recorded call of each structure.
@@ -122,9 +122,8 @@ def recorded_spec(
     # The most frequent call of each structure, as the program made it.
     firsts: dict[Any, Any] = {}
     for call in calls:
-        ranks = tuple((name, tuple(len(t.shape) for t in tensors_of(v))) for name, v in call.args)
-        firsts.setdefault((ranks, tuple(b.dtype for b in call.buffers)), call)
-    examples = tuple(case_of(call) for call in list(firsts.values())[:MAX_EXAMPLES])
+        firsts.setdefault(structure(call), call)
+    structures = tuple(case_of(call) for call in firsts.values())
     shown = {_layout(case_of(call)) for call in calls}
     defaults: dict[str, Any] = {
         "name": spec_name(op),
@@ -134,7 +133,8 @@ def recorded_spec(
         ),
         "reference": None,
         "families": ("recorded",),
-        "examples": examples,
+        "examples": structures[:MAX_EXAMPLES],
+        "structures": structures,
         "prepare": _preparer(recording),
         # Where the op was seen to run: a call recorded on CUDA replays there.
         "devices": tuple(sorted({device_type(call.device) for call in calls})),

@@ -48,7 +48,11 @@ def main() -> None:
         offsets = torch.tensor([0, *torch.tensor(lengths).cumsum(0).tolist()])
         ops.jagged_sum(values, offsets)
         ops.segment_sum(values, torch.tensor(lengths))
-    ops.pack4(randn(6))  # the one 1-D call
+    # pack4's structures: the 1-D call, the one its fake gets wrong, comes fifth.
+    ops.pack4(randn(8, 2, 2))
+    ops.pack4(randn(4, 4).double())
+    ops.pack4(randn(4, 4).to(torch.bfloat16))
+    ops.pack4(randn(6))
 
 
 if __name__ == "__main__":
