@@ -61,3 +61,41 @@ class CrashReport:
             ("finding", {"verdict": "crash", "blocking": True, "message": message,
                          "case": case, "count": 1})
         )  # fmt: skip
+
+
+class EveryTestReports:
+    """Registered in the xdist controller: a run in which a collected test
+    never reported (its workers died past xdist's restarts) fails, naming
+    each such test, instead of ending green without it."""
+
+    def __init__(self) -> None:
+        self.collected: set[str] = set()
+        self.reported: set[str] = set()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node, ids: list[str]) -> None:  # noqa: ANN001
+        self.collected.update(ids)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.reported.add(report.nodeid)
+
+    def missing(self) -> list[str]:
+        return sorted(self.collected - self.reported)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.missing() and session.exitstatus in (pytest.ExitCode.OK, 0):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:  # noqa: ANN001 - pytest's type
+        missing = self.missing()
+        if not missing:
+            return
+        terminalreporter.section("tests that never reported", red=True)
+        terminalreporter.write_line(
+            f"{len(missing)} collected test(s) never ran to a verdict: their workers died "
+            "(a kernel killed its process) past pytest-xdist's restarts "
+            "(--max-worker-restart). Run each alone with -n 0, or raise the restarts:"
+        )
+        for nodeid in missing:
+            terminalreporter.write_line(f"  {nodeid}")

@@ -29,7 +29,7 @@ import pytest
 from hypothesis import settings
 
 from reports import coverage
-from reports.crashes import CrashReport
+from reports.crashes import CrashReport, EveryTestReports
 
 if TYPE_CHECKING:
     from oracles.core.findings import Finding
@@ -62,6 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(report, "conformance-run-report")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(CrashReport(config), "conformance-crash-report")
+        config.pluginmanager.register(EveryTestReports(), "conformance-every-test-reports")
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from oracles.core.buffers import Case
 from oracles.core.findings import Finding, error_text
+from oracles.core.isolation import killed_by
 from oracles.core.specification import Spec
 from oracles.core.verdicts import RECORDING_EDGE
 from oracles.modes.eager import EAGER
@@ -16,13 +17,19 @@ def refusal(spec: Spec, case: Case) -> Finding | None:
     Case is then not judged, and the op is not blamed."""
     if spec.inferred is None or not spec.inferred(case):
         return None
-    error = EAGER.run(spec, case).error
-    if error is None:
-        return None
+    # Run first where a kernel that dies on it takes no worker with it.
+    signal = killed_by(lambda: EAGER.run(spec, case))
+    if signal is not None:
+        how = f"by killing its process ({signal})"
+    else:
+        error = EAGER.run(spec, case).error
+        if error is None:
+            return None
+        how = error_text(error, 1)
     return Finding(
         RECORDING_EDGE,
         f"{spec.label} refused a Case that no recorded call shows, so it was not "
-        f"judged: {error_text(error, 1)} (if the op should take it, record a call "
-        "like it, or declare the tie it breaks with recorded_spec(..., relations=[...]))",
+        f"judged: {how} (if the op should take it, record a call like it, or declare "
+        "the tie it breaks with recorded_spec(..., relations=[...]))",
         blocking=False,
     )

@@ -30,6 +30,7 @@ def decomposition_reference(name: str) -> Callable[..., Expectation]:
 
     def reference(**args: Any) -> Expectation:
         op = torch._library.utils.lookup_op(name)
+
         def wide(magnitude: bool) -> dict[str, Any]:
             def widen(t: torch.Tensor) -> torch.Tensor:
                 if not t.is_floating_point():

@@ -33,9 +33,11 @@ import itertools
 from typing import Any
 
 import torch
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from oracles.core.buffers import Case
+from oracles.core.isolation import killed_by
 from oracles.core.observation import flatten_outputs
 from oracles.core.program import STEPS, Program, Step
 from oracles.core.specification import Spec
@@ -552,6 +554,11 @@ def program_cases(
     float64 program's, so that program is drawn as around an inexact spec:
     it reads what the op made and writes nothing."""
     case = draw(spec.cases)
+    if spec.inferred is not None and spec.inferred(case):
+        # The program is drawn from a real call of the op: a Case the kernel
+        # may refuse by dying is first run where it takes no worker with it.
+        op, args = spec.resolve(), case.bind(case.allocate())
+        assume(killed_by(lambda: op(**args)) is None)
     backward = backward and bool(spec.grads) and draw(st.booleans())
     around = dataclasses.replace(spec, bit_exact=False) if backward else spec
     case = dataclasses.replace(case, program=draw(programs(around, case, kinds)))
