@@ -166,7 +166,7 @@ def _known(size: Any) -> int | None:
     """A size as an int; None where it is left to the data (a fake's
     unbacked size, ``new_dynamic_size``), which no fake can be held to."""
     if isinstance(size, torch.SymInt):
-        return size.node.maybe_as_int()
+        return size.node.hint if size.node.has_hint() else None
     return int(size)
 
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from oracles.core.verdicts import blocks
+from oracles.core.verdicts import NEVER_BLOCKING
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Finding:
 
     def __post_init__(self) -> None:
         # One table says which Verdict never blocks: whichever check or lint gives it.
-        if self.blocking and blocks(self.verdict) is False:
+        if self.blocking and self.verdict in NEVER_BLOCKING:
             object.__setattr__(self, "blocking", False)
 
     def __str__(self) -> str:

@@ -273,12 +273,6 @@ ABOUT: dict[str, About] = {
     ),
 }
 
-
-def blocks(verdict: str) -> bool | None:
-    """Whether the Findings of ``verdict`` block, as ``ABOUT`` rates it for
-    every check and the lint alike: True, False, or None where a rule decides
-    (and a Finding says). A Verdict rated as never blocking blocks nowhere."""
-    about = ABOUT.get(verdict)
-    if about is None or about.blocks not in ("yes", "no"):
-        return None
-    return about.blocks == "yes"
+# The Verdicts ``ABOUT`` rates as never blocking: their Findings block in no
+# check and not in the lint (``Finding`` reads this set).
+NEVER_BLOCKING: frozenset[str] = frozenset(v for v, about in ABOUT.items() if about.blocks == "no")
