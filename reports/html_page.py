@@ -115,8 +115,13 @@ def _panel(row: Row, release: str, cell: Cell) -> str:
         if failure.get("rerun"):
             parts.append(f"<p>Rerun this Case:</p><pre>{escape(failure['rerun'])}</pre>")
         if failure.get("script_text"):
+            what = (
+                f"Repro script, not standalone (it exits 2: {escape(failure['script_problem'])})"
+                if failure.get("script_problem")
+                else "Standalone repro (plain torch)"
+            )
             parts.append(
-                f"<p>Standalone repro (plain torch), <code>{escape(failure['script'])}</code>:</p>"
+                f"<p>{what}, <code>{escape(failure['script'])}</code>:</p>"
                 f"<pre>{escape(failure['script_text'])}</pre>"
             )
         elif failure.get("script_problem"):

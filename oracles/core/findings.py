@@ -82,7 +82,12 @@ class ConformanceFailure(AssertionError):
         lines = [str(self)]
         if self.rerun is not None:
             lines.append(f"  rerun this Case: {self.rerun}")
-        if self.script is not None:
+        if self.script is not None and self.script_problem is not None:
+            lines.append(
+                f"  repro script, not standalone (it exits 2: {self.script_problem}): "
+                f"python {self.script}"
+            )
+        elif self.script is not None:
             lines.append(f"  standalone repro (plain torch): python {self.script}")
         elif self.script_problem is not None:
             lines.append(f"  no standalone repro could be written: {self.script_problem}")

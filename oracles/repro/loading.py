@@ -309,8 +309,21 @@ def fake_registration(spec: Spec, inliner: Inliner, loading: OpLoading) -> list[
     ):
         return []
     if function is None:
+        # A fake an installed package registers (torch wraps it): importing
+        # the package registers it where the script runs, as it did here.
+        installed = _installed_module(overload.name())
+        if installed is not None and spec.fake is None:
+            load = f"importlib.import_module({literal(installed)})"
+            return [
+                comment(
+                    f"The op's fake is registered by {installed}, a module of an installed "
+                    "package, when it is imported."
+                ),
+                *([] if load in loading.lines else [load]),
+            ]
         inliner.problems.append(
-            f"the fake's source: {fake!r} is not a Python function of the user's"
+            f"the fake's source: {fake!r} is neither a Python function of the user's nor "
+            "registered by an installed package"
         )
         return []
     if spec.fake is None and "<locals>" in function.__qualname__:

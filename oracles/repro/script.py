@@ -34,6 +34,19 @@ from oracles.repro.loading import fake_registration, op_loading
 from oracles.repro.source import rename
 from oracles.repro.values import comment, identifier, literal
 
+# The line that heads what a script could not copy (it then exits 2).
+_INCOMPLETE = "# The suite could not copy all the code this check runs into the script; it"
+
+
+def incomplete(path: Path) -> str | None:
+    """What the script at ``path`` could not copy, so that it exits 2
+    without running the check; None for a standalone repro."""
+    lines = Path(path).read_text().splitlines()
+    if _INCOMPLETE not in lines:
+        return None
+    message = lines[lines.index(_INCOMPLETE) + 2]
+    return message.removeprefix("print(").rpartition(", file=sys.stderr)")[0].strip("'\"")
+
 
 def write_repro(
     spec: Spec,
@@ -240,7 +253,7 @@ class _Copied:
         if self.problems:
             message = "could not recover " + "; ".join(self.problems)
             out.append(
-                "# The suite could not copy all the code this check runs into the script; it\n"
+                f"{_INCOMPLETE}\n"
                 "# exits 2, not 1 (the bug is still there), since it cannot run the check:\n"
                 f"print({literal(message)}, file=sys.stderr)\n"
                 "raise SystemExit(2)\n"

@@ -38,12 +38,19 @@ def _library_roots() -> tuple[Path, ...]:
 _ROOTS = _library_roots()
 
 
+# Folders that hold installed packages, wherever they lie (a --target install).
+_INSTALLED = ("site-packages", "dist-packages")
+
+
 def _is_library_file(file: str | None) -> bool:
-    """Code of an installed library (torch, the standard library): imported, not copied."""
+    """Code of an installed library (torch, the standard library, a package
+    in a site-packages folder): imported, not copied."""
     if not file or file.startswith("<"):
         return True
     path = Path(file).resolve()
-    return any(path.is_relative_to(root) for root in _ROOTS)
+    return any(path.is_relative_to(root) for root in _ROOTS) or any(
+        part in _INSTALLED for part in path.parts
+    )
 
 
 def source_file(obj: Any) -> str | None:

@@ -52,7 +52,7 @@ from oracles.core.specification import HoldsByConstruction, Spec, SpecError, Una
 from oracles.core.verdicts import NOT_JUDGEABLE, RECORDING_EDGE
 from oracles.judging.edges import refusal
 from oracles.modes.mode import Mode
-from oracles.repro.script import write_repro
+from oracles.repro.script import incomplete, write_repro
 from oracles.runner.budgets import SHRINK_SECONDS, check_settings, shrink_budget
 from oracles.runner.draws import same_draws
 from oracles.runner.failures import distinct, failure_class, kind, once, raised, subsumed
@@ -372,17 +372,18 @@ def _write_repro(
     case = failure.cases[failure.index]
     other = check.script_check(failure.findings) if check.script_check is not None else None
     try:
-        failure.script = shown(
-            write_repro(
-                spec,
-                check if other is None else CHECKS[other],
-                failure.cases,
-                failure.index,
-                failure.batched,
-                repro.folder / f"{stem}.py",
-                check.script_mode(mode),
-                case.program is not None and case.program.dynamic,
-            )
+        written = write_repro(
+            spec,
+            check if other is None else CHECKS[other],
+            failure.cases,
+            failure.index,
+            failure.batched,
+            repro.folder / f"{stem}.py",
+            check.script_mode(mode),
+            case.program is not None and case.program.dynamic,
         )
     except Exception as error:  # a repro that cannot be written must not hide the failure
         failure.script_problem = f"{type(error).__name__}: {error}"
+        return
+    failure.script = shown(written)
+    failure.script_problem = incomplete(written)
