@@ -12,7 +12,13 @@ from pathlib import Path
 CHECKOUT = Path(__file__).resolve().parents[2]
 
 
-def record(namespaces: str, out: Path, *command: str, cwd: Path = CHECKOUT) -> str:
+def record(
+    namespaces: str,
+    out: Path,
+    *command: str,
+    cwd: Path = CHECKOUT,
+    env: dict[str, str] | None = None,
+) -> str:
     """Record ``command``'s calls into ``out`` from ``cwd``; the summary it printed."""
     done = subprocess.run(
         [sys.executable, "-m", "suites.record", namespaces, f"--out={out}", "--", *command],
@@ -20,22 +26,29 @@ def record(namespaces: str, out: Path, *command: str, cwd: Path = CHECKOUT) -> s
         capture_output=True,
         text=True,
         timeout=900,
-        env={**os.environ, "PYTHONPATH": str(CHECKOUT)},
+        env=env or {**os.environ, "PYTHONPATH": str(CHECKOUT)},
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stderr
 
 
-def check_spec_less(recording: Path, *options: str) -> list[dict]:
+def check_spec_less(recording: Path, *options: str, workers: int = 0) -> list[dict]:
     """The JSON report's records of ``pytest --specs-from=recording`` (in one
-    process, its repro files beside the recording)."""
+    process unless ``workers``, its repro files beside the recording)."""
+    return run_spec_less(recording, *options, workers=workers)[0]
+
+
+def run_spec_less(
+    recording: Path, *options: str, workers: int = 0, env: dict[str, str] | None = None
+) -> tuple[list[dict], subprocess.CompletedProcess]:
+    """``check_spec_less``, and the run itself (its exit status and output)."""
     folder = recording.parent
     report = folder / "report.json"
-    subprocess.run(
+    done = subprocess.run(
         [
             sys.executable, "-m", "pytest", f"--specs-from={recording}", "-p", "no:cacheprovider",
-            "-n", "0", f"--repro-dir={folder}", f"--report-json={report}", *options,
+            "-n", str(workers), f"--repro-dir={folder}", f"--report-json={report}", *options,
         ],
-        cwd=CHECKOUT, capture_output=True, text=True, timeout=1800,
+        cwd=CHECKOUT, capture_output=True, text=True, timeout=1800, env=env,
     )  # fmt: skip
-    return json.loads(report.read_text())["results"]
+    return json.loads(report.read_text())["results"], done

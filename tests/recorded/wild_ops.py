@@ -35,6 +35,8 @@ import torch
 
 NS = "conformance_wild"
 library = torch.library.Library(NS, "DEF")
+# The planted bugs fixed: what each repro script must then pass.
+FIXED = os.environ.get("CONFORMANCE_WILD_FIXED") == "1"
 
 
 def _define(schema: str, kernel, fake=None, key: str = "CPU") -> None:
@@ -74,7 +76,10 @@ def _nonzero_rows(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 def _nonzero_rows_fake(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     count = torch.library.get_ctx().new_dynamic_size()
     # The planted bug: the kernel's count is int64.
-    return x.new_empty(count, dtype=torch.int64), x.new_empty((), dtype=torch.int32)
+    return x.new_empty(count, dtype=torch.int64), x.new_empty((), dtype=_COUNT)
+
+
+_COUNT = torch.int64 if FIXED else torch.int32
 
 
 _define("nonzero_rows(Tensor x) -> (Tensor, Tensor)", _nonzero_rows, _nonzero_rows_fake)
@@ -209,7 +214,7 @@ torch.library.register_fake(f"{NS}::outer", lambda x: torch.empty_like(x), lib=l
 
 
 def _pack4_fake(x: torch.Tensor) -> torch.Tensor:
-    rows = -(-x.shape[0] // 4) * 4  # the planted bug: the kernel pads no rows
+    rows = x.shape[0] if FIXED else -(-x.shape[0] // 4) * 4  # the planted bug: the kernel pads none
     return x.new_empty(rows, *x.shape[1:])
 
 
