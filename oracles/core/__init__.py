@@ -9,5 +9,6 @@ specializes on), ``observation`` (one run of a Case), ``findings``
 Finding), ``program`` (generated model code as data), ``expectation``
 (float64 references and ULPs), ``gradients`` (tangents and a
 program's gradients), ``kernel_domain`` (a kernel's declared domain), ``meter``
-(what a process has compiled), ``devices`` (the device a run's Cases live on).
+(what a process has compiled), ``devices`` (the device a run's Cases live on),
+``isolation`` (a Case that may kill its process, run in a forked child).
 """
