@@ -4,7 +4,6 @@ whole namespace is checked without a hand-written spec per op.
 
 ``recorder`` (the dispatch mode that records), ``calls`` (what a call
 kept), ``relations`` (the ties between arguments that every call shows),
-``cases`` (Cases from the calls and around them), ``decomposed`` (the
-float64 reference of an op that decomposes) and ``specs`` (a spec per
-recorded op).
+``cases`` (Cases from the calls and around them) and ``specs`` (a spec
+per recorded op).
 """

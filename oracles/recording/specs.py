@@ -23,7 +23,6 @@ from oracles.core.devices import device_type
 from oracles.core.specification import Spec, SpecError
 from oracles.recording.calls import Recording, RecordingError
 from oracles.recording.cases import case_of, recorded_cases
-from oracles.recording.decomposed import DECOMPOSED_ULP_BUDGET, decomposition_reference
 from oracles.recording.relations import parse, places, structure
 from oracles.runner.loading import import_registering
 
@@ -141,14 +140,6 @@ def recorded_spec(
         # A Case of the user's own strategy is one the op must take.
         "inferred": None if "cases" in fields else lambda case: _layout(case) not in shown,
     }
-    if op in recording.composite:
-        # Its body's arithmetic, which Inductor may reorder: judged against
-        # the body run in float64, within a stated budget.
-        defaults |= {
-            "reference": decomposition_reference(op),
-            "bit_exact": False,
-            "ulp_budget": DECOMPOSED_ULP_BUDGET,
-        }
     return Spec(**(defaults | fields))
 
 

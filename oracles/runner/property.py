@@ -115,11 +115,11 @@ def run_property(
     )
     if why is not None:
         raise Unavailable(why)
-    held = the_check.holds(spec) if the_check.holds is not None else None
-    if held is not None:
-        raise HoldsByConstruction(held)
     run = _Property(spec, the_check, the_mode, batch_size, on_finding, running, tally, device)
     with spec.installed(), tallied(tally), same_draws():
+        held = the_check.holds(spec) if the_check.holds is not None else None
+        if held is not None:
+            raise HoldsByConstruction(held)
         unfit = _unfit(run, replay)
         failures = [] if unfit is None else [unfit]
         # Hypothesis looks for other bugs only briefly after the first: each

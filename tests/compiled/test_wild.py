@@ -58,7 +58,7 @@ def test_what_real_programs_pass_is_recorded_and_named(recorded):
     # A weight passed as a subclass of nn.Parameter is recorded as the tensor it is.
     assert "conformance_wild::qmatmul" in recording.ops
     # Seen from Python only: an op that decomposes, and one whose autograd kernel calls another.
-    assert list(recording.composite) == ["conformance_wild::rms_scale"]
+    assert list(recording.composite) == ["conformance_wild::soft_clip"]
     assert list(recording.above) == ["conformance_wild::outer"]
     assert "conformance_wild::outer: 3 call(s)" in summary
     # The offsets' values are kept: a recorded call replays with them.
@@ -79,7 +79,7 @@ def test_only_the_planted_bugs_block_and_every_test_reports(spec_less):
     counts = re.findall(r"(\d+) (?:failed|passed|skipped)", done.stdout.splitlines()[-1])
     assert sum(map(int, counts)) == len(results)
     for test in ("test_fake", "test_schema"):
-        skipped = results[f"{test}[recorded-conformance_wild.rms_scale]"]
+        skipped = results[f"{test}[recorded-conformance_wild.soft_clip]"]
         assert skipped["outcome"] == "skipped"
     assert "holds by construction" in done.stdout
 

@@ -14,7 +14,7 @@ kernel library's Python package registers them:
   end of a too-short ``scales`` (memory it does not own, which changes
   between calls);
 - ``qmatmul``: a weight passed as a subclass of ``nn.Parameter``;
-- ``rms_scale``: CompositeImplicitAutograd (it decomposes);
+- ``soft_clip``: CompositeImplicitAutograd (it decomposes), called in bfloat16 too;
 - ``jagged_sum``, ``segment_sum``: offsets whose last entry is the values'
   length, lengths that sum to it;
 - ``stack_sum``: a ``Tensor[]`` argument;
@@ -145,12 +145,10 @@ class QuantizedWeight(torch.nn.Parameter):
         return super().__new__(cls, data, requires_grad=False)
 
 
-library.define("rms_scale(Tensor x, float eps) -> Tensor")
+library.define("soft_clip(Tensor x, float limit) -> Tensor")
 library.impl(
-    "rms_scale",
-    lambda x, eps: torch.ops.conformance_wild.scale(
-        x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps), 2.0
-    ),
+    "soft_clip",
+    lambda x, limit: torch.ops.conformance_wild.scale(x / (1 + (x / limit).abs()), 2.0),
     "CompositeImplicitAutograd",
 )
 
