@@ -150,7 +150,7 @@ def metadata(
                 blocking=False,
             )
         )
-    if not _same_size(real.storage_offset(), other.storage_offset()):
+    if not _same_size(int(real.storage_offset()), other.storage_offset()):
         found.append(
             Finding(
                 layout,

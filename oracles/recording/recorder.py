@@ -75,7 +75,10 @@ def _data(tensors: list[torch.Tensor]) -> tuple[int, ...] | None:
     """The first elements of the tensors' storage, as far as they reach
     (None past ``MAX_DATA``)."""
     reach = extent(
-        [RecordedTensor(0, tuple(t.shape), tuple(t.stride()), t.storage_offset()) for t in tensors]
+        [
+            RecordedTensor(0, tuple(t.shape), tuple(t.stride()), int(t.storage_offset()))
+            for t in tensors
+        ]
     )
     if reach > MAX_DATA:
         return None
