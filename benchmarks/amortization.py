@@ -40,18 +40,18 @@ import torch._inductor.config as inductor_config
 from hypothesis import settings
 
 from benchmarks import results
-from families.rope import specs as rope
-from oracles.checks.compiled import check_compiled
-from oracles.checks.fake import check_fake
-from oracles.core.findings import CheckFailure
-from oracles.core.signature import batch_signature, bind, signature_of
-from oracles.modes.cache import compiled_programs, use_cache_root
-from oracles.modes.compiled import COMPILED, INDUCTOR
-from oracles.modes.programs import of_buffers
-from oracles.runner.loading import load_specs
-from oracles.runner.property import BATCH_SIZE, run_property
-from oracles.strategies.sampling import sample
-from suites import zoo
+from torch_conformance.families.rope import specs as rope
+from torch_conformance.oracles.checks.compiled import check_compiled
+from torch_conformance.oracles.checks.fake import check_fake
+from torch_conformance.oracles.core.findings import CheckFailure
+from torch_conformance.oracles.core.signature import batch_signature, bind, signature_of
+from torch_conformance.oracles.modes.cache import compiled_programs, use_cache_root
+from torch_conformance.oracles.modes.compiled import COMPILED, INDUCTOR
+from torch_conformance.oracles.modes.programs import of_buffers
+from torch_conformance.oracles.runner.loading import load_specs
+from torch_conformance.oracles.runner.property import BATCH_SIZE, run_property
+from torch_conformance.oracles.strategies.sampling import sample
+from torch_conformance.suites import zoo
 
 USER_SPECS = Path(__file__).parent.parent / "tests" / "user_specs" / "argument_specs.py"
 # Cases per compiled program in the batched rows: the gate's, and a larger one.

@@ -10,7 +10,7 @@ program of N calls to them, each on the last one's output scaled by 2 or 1/2
 exact), is compiled by
 Inductor with the caches off, in a fresh process per measurement: with the
 fallbacks Inductor makes implicitly, and after
-``oracles.registry.register_fallbacks`` made them explicit, twice each in
+``torch_conformance.registry.register_fallbacks`` made them explicit, twice each in
 the order implicit, explicit, explicit, implicit (the faster run counts). A measurement
 counts only if the compiled program is one graph, ran every op call, and
 agrees with eager bit for bit. ``--python`` runs the same under other
@@ -39,7 +39,11 @@ def measure(calls: int, ops: int, explicit: bool, depth: int = 1) -> dict:
     """Compile and run the program once, in this (fresh) process."""
     import torch
 
-    from oracles.lint.fallbacks import EXPLICIT_FALLBACK, lowering_of, register_fallbacks
+    from torch_conformance.oracles.lint.fallbacks import (
+        EXPLICIT_FALLBACK,
+        lowering_of,
+        register_fallbacks,
+    )
 
     ran = [0]
     library = torch.library.Library(NAMESPACE, "DEF")
@@ -125,7 +129,8 @@ def render(rows: list[tuple[dict, dict]], ops: int) -> str:
         "1/2 before and `neg` after each; Inductor, caches off, a fresh process per "
         "compile; compile and first run, seconds, the faster of two runs each way "
         "(implicit, explicit, explicit, implicit). Implicit: Inductor makes each "
-        "fallback on the spot; explicit: `oracles.registry.register_fallbacks` before the compile.",
+        "fallback on the spot; explicit: `torch_conformance.registry.register_fallbacks` "
+        "before the compile.",
         "",
         "| torch | N | D | implicit (s) | explicit (s) | implicit / explicit |",
         "| --- | ---: | ---: | ---: | ---: | ---: |",

@@ -28,6 +28,8 @@ def run_gate(
         sys.executable,
         "-m",
         "pytest",
+        "--conformance-only",
+        *([] if any(a.startswith("--specs") for a in arguments) else ["--catalog"]),
         f"--hypothesis-profile={profile}",
         f"-n{workers}",
         "--dist=worksteal",

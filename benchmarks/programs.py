@@ -28,15 +28,15 @@ from pathlib import Path
 import torch
 from hypothesis import settings
 
-from oracles.checks.programs import bug_key
-from oracles.core.findings import CheckFailure, Finding
-from oracles.core.specification import SpecError, Unavailable
-from oracles.runner.loading import load_specs
-from oracles.runner.property import run_property
-from oracles.runner.replay import ReproOptions
-from oracles.runner.tally import Tally
-from oracles.triage.faults import KNOWN_FAULTS
-from suites.catalog import builtin_specs
+from torch_conformance.oracles.checks.programs import bug_key
+from torch_conformance.oracles.core.findings import CheckFailure, Finding
+from torch_conformance.oracles.core.specification import SpecError, Unavailable
+from torch_conformance.oracles.runner.loading import load_specs
+from torch_conformance.oracles.runner.property import run_property
+from torch_conformance.oracles.runner.replay import ReproOptions
+from torch_conformance.oracles.runner.tally import Tally
+from torch_conformance.oracles.triage.faults import KNOWN_FAULTS
+from torch_conformance.suites.catalog import builtin_specs
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 
@@ -93,7 +93,7 @@ def explore(
                             finding.fault, spec.name, minute, *_known(finding)
                         )
 
-                test = f"suites/test_conformance.py::test_programs[{spec.id}-{mode}]"
+                test = f"torch_conformance/test_conformance.py::test_programs[{spec.id}-{mode}]"
                 rerun = " ".join([f"pytest '{test}' --modes={mode}", *spec_options])
                 repro = ReproOptions(out / f"round{rounds}", rerun)
                 try:
@@ -143,7 +143,7 @@ def explore(
 
 
 def _mode(name: str):
-    from oracles.modes.compiled import COMPILED
+    from torch_conformance.oracles.modes.compiled import COMPILED
 
     return COMPILED[name]
 

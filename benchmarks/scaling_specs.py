@@ -14,8 +14,8 @@ import os
 
 import torch
 
-from families.activation.specs import silu_spec
-from oracles.core.specification import Spec
+from torch_conformance.families.activation.specs import silu_spec
+from torch_conformance.oracles.core.specification import Spec
 
 NAMESPACE = "scaling"
 OPS = int(os.environ.get("CONFORMANCE_SCALING_OPS", "10"))

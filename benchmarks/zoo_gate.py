@@ -3,7 +3,7 @@
 Run from the checkout:  python -m benchmarks.zoo_gate [--profile ci]
                         [--workers 2] [--out DIR] [--no-results]
 
-It runs ``pytest --specs=suites/zoo.py`` in the profile (cold, into a fresh
+It runs ``pytest --specs=torch_conformance.suites.zoo`` in the profile (cold, into a fresh
 Inductor cache), reads its JSON report and writes, per zoo spec, the tests
 that failed with a blocking Finding and the Verdicts they gave. A zoo spec
 that no test of the profile fails is named: only a deeper profile (or a
@@ -32,7 +32,7 @@ def run(profile: str, workers: int, out: Path) -> tuple[list[dict], float]:
     """The zoo's test records in ``profile``, and the run's wall time."""
     with tempfile.TemporaryDirectory() as cache:
         report = out / f"zoo-{profile}.json"
-        arguments = ["--specs=suites/zoo.py"]
+        arguments = ["--specs=torch_conformance.suites.zoo"]
         return run_gate(arguments, report, Path(cache), out, workers, profile)
 
 
@@ -55,7 +55,7 @@ def table(by_spec: dict[str, list[str]], profile: str, wall: float) -> str:
     missed = sorted(spec for spec, found in by_spec.items() if not found)
     lines = [
         f"torch {torch.__version__}, `python -m benchmarks.zoo_gate --profile {profile}`: "
-        f"`pytest --specs=suites/zoo.py --hypothesis-profile={profile}`, cold, "
+        f"`pytest --specs=torch_conformance.suites.zoo --hypothesis-profile={profile}`, cold, "
         f"{wall:.0f} s. Each zoo spec, and the tests of the {profile} profile that fail on "
         "it (check × Mode, with the blocking Verdicts).",
         "",

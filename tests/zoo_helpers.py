@@ -7,12 +7,12 @@ import math
 import pytest
 from hypothesis import settings
 
-from kernels.build import toolchain_problem
-from oracles.core.findings import CheckFailure
-from oracles.core.specification import Spec
-from oracles.runner.property import run_property
-from suites import zoo
-from suites.policy import PROFILES
+from torch_conformance.kernels.build import toolchain_problem
+from torch_conformance.oracles.core.findings import CheckFailure
+from torch_conformance.oracles.core.specification import Spec
+from torch_conformance.oracles.runner.property import run_property
+from torch_conformance.suites import zoo
+from torch_conformance.suites.policy import PROFILES
 
 needs_kernels = pytest.mark.skipif(
     toolchain_problem() is not None, reason=f"C++ kernels unavailable: {toolchain_problem()}"

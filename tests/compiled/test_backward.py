@@ -14,24 +14,28 @@ import torch.nn.functional as F
 from hypothesis import settings
 from torch._inductor.compile_fx import compile_fx_inner
 
-from families.activation import reference as silu_reference
-from families.activation import zoo as activation_zoo
-from families.activation.specs import SILU_AND_MUL_FUNCTIONAL as SILU_FUNCTIONAL_ROWS
-from families.norm import zoo as norm_zoo
-from families.rope import backward_zoo
-from oracles.checks import CHECKS
-from oracles.checks.backward import check_backward
-from oracles.checks.compiled_backward import check_compiled_backward
-from oracles.checks.programs import BACKWARD, bug_key, check_programs
-from oracles.comparisons.expected import gradient_expectation
-from oracles.comparisons.values import within_ulps
-from oracles.core.buffers import Buffer, Case, View
-from oracles.core.expectation import Expected
-from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
-from oracles.core.gradients import Backward, tangent_for
-from oracles.core.program import Program, Step
-from oracles.core.specification import SpecError
-from oracles.core.verdicts import (
+from tests.compiled.test_registry import CHECKOUT
+from tests.compiled.test_repro import _explain, _run
+from torch_conformance.families.activation import reference as silu_reference
+from torch_conformance.families.activation import zoo as activation_zoo
+from torch_conformance.families.activation.specs import (
+    SILU_AND_MUL_FUNCTIONAL as SILU_FUNCTIONAL_ROWS,
+)
+from torch_conformance.families.norm import zoo as norm_zoo
+from torch_conformance.families.rope import backward_zoo
+from torch_conformance.oracles.checks import CHECKS
+from torch_conformance.oracles.checks.backward import check_backward
+from torch_conformance.oracles.checks.compiled_backward import check_compiled_backward
+from torch_conformance.oracles.checks.programs import BACKWARD, bug_key, check_programs
+from torch_conformance.oracles.comparisons.expected import gradient_expectation
+from torch_conformance.oracles.comparisons.values import within_ulps
+from torch_conformance.oracles.core.buffers import Buffer, Case, View
+from torch_conformance.oracles.core.expectation import Expected
+from torch_conformance.oracles.core.findings import CheckFailure, ConformanceFailure, Finding
+from torch_conformance.oracles.core.gradients import Backward, tangent_for
+from torch_conformance.oracles.core.program import Program, Step
+from torch_conformance.oracles.core.specification import SpecError
+from torch_conformance.oracles.core.verdicts import (
     AUTOGRAD,
     FAKE,
     HARNESS,
@@ -40,23 +44,24 @@ from oracles.core.verdicts import (
     STAGE,
     VALUES,
 )
-from oracles.core.verdicts import COMPILED as COMPILED_VERDICT
-from oracles.judging.gradient_runs import compiled_backward, eager_backward
-from oracles.modes import compiled_program
-from oracles.modes.compiled import COMPILED, INDUCTOR
-from oracles.modes.programs import around
-from oracles.repro.script import write_repro
-from oracles.runner.loading import validate
-from oracles.runner.property import run_property
-from oracles.strategies.hidden_rows import contiguous_model, rows_case
-from oracles.strategies.programs import program_cases
-from oracles.strategies.sampling import sample
-from oracles.strategies.tangents import tangent_cases, tangent_examples
-from oracles.triage.gradients import OVERLAPPING_OUTPUT_TANGENT, explained_backward
-from suites.catalog import builtin_specs
-from suites.policy import check_examples, selected_modes
-from tests.compiled.test_registry import CHECKOUT
-from tests.compiled.test_repro import _explain, _run
+from torch_conformance.oracles.core.verdicts import COMPILED as COMPILED_VERDICT
+from torch_conformance.oracles.judging.gradient_runs import compiled_backward, eager_backward
+from torch_conformance.oracles.modes import compiled_program
+from torch_conformance.oracles.modes.compiled import COMPILED, INDUCTOR
+from torch_conformance.oracles.modes.programs import around
+from torch_conformance.oracles.repro.script import write_repro
+from torch_conformance.oracles.runner.loading import validate
+from torch_conformance.oracles.runner.property import run_property
+from torch_conformance.oracles.strategies.hidden_rows import contiguous_model, rows_case
+from torch_conformance.oracles.strategies.programs import program_cases
+from torch_conformance.oracles.strategies.sampling import sample
+from torch_conformance.oracles.strategies.tangents import tangent_cases, tangent_examples
+from torch_conformance.oracles.triage.gradients import (
+    OVERLAPPING_OUTPUT_TANGENT,
+    explained_backward,
+)
+from torch_conformance.suites.catalog import builtin_specs
+from torch_conformance.suites.policy import check_examples, selected_modes
 
 TORCH_ROPE = next(s for s in builtin_specs() if s.name == "rotary_embedding_torch")
 CONTIGUOUS_ONLY, NO_AUTOGRAD, WRONG_BACKWARD_FAKE, ON_KERNEL_KEY = backward_zoo.SPECS

@@ -7,13 +7,13 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from families.rope.cases import rope_cases
-from oracles.core.buffers import Buffer, Case, View
-from oracles.core.findings import CheckFailure
-from oracles.core.meter import SPENT
-from oracles.core.signature import BatchError, batch_signature, bind, signature_of
-from oracles.core.specification import Spec
-from oracles.runner.property import run_property
+from torch_conformance.families.rope.cases import rope_cases
+from torch_conformance.oracles.core.buffers import Buffer, Case, View
+from torch_conformance.oracles.core.findings import CheckFailure
+from torch_conformance.oracles.core.meter import SPENT
+from torch_conformance.oracles.core.signature import BatchError, batch_signature, bind, signature_of
+from torch_conformance.oracles.core.specification import Spec
+from torch_conformance.oracles.runner.property import run_property
 
 
 def _geometry(args: dict) -> dict:

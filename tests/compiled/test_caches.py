@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from families.rope import zoo
-from oracles.modes.cache import fingerprint
 from tests.zoo_helpers import needs_kernels, zoo_spec
+from torch_conformance.families.rope import zoo
+from torch_conformance.oracles.modes.cache import fingerprint
 
 pytestmark = needs_kernels
 

@@ -10,19 +10,19 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from torch.multiprocessing.reductions import StorageWeakRef
 
-from families.rope import reference
-from families.rope import specs as rope
-from families.rope.cases import fused_qkv_seed_case
-from oracles import checks
-from oracles.checks.reference import check_reference
-from oracles.checks.schema import case_dependent_aliasing, check_schema
-from oracles.core.buffers import Buffer, Case, View
-from oracles.core.expectation import Expectation, exact
-from oracles.core.findings import CheckFailure, Finding, error_text
-from oracles.core.specification import Spec
-from oracles.modes.fake import FAKE
-from oracles.runner.property import run_property
 from tests.zoo_helpers import needs_kernels
+from torch_conformance.families.rope import reference
+from torch_conformance.families.rope import specs as rope
+from torch_conformance.families.rope.cases import fused_qkv_seed_case
+from torch_conformance.oracles import checks
+from torch_conformance.oracles.checks.reference import check_reference
+from torch_conformance.oracles.checks.schema import case_dependent_aliasing, check_schema
+from torch_conformance.oracles.core.buffers import Buffer, Case, View
+from torch_conformance.oracles.core.expectation import Expectation, exact
+from torch_conformance.oracles.core.findings import CheckFailure, Finding, error_text
+from torch_conformance.oracles.core.specification import Spec
+from torch_conformance.oracles.modes.fake import FAKE
+from torch_conformance.oracles.runner.property import run_property
 
 pytestmark = needs_kernels
 

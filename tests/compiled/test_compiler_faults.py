@@ -5,7 +5,7 @@ All were found by this suite on torch 2.13.0 (CPU):
 - with dynamic shapes, the write-back of an in-place op to a strided view at
   a nonzero storage offset lands at the wrong offset (a static compile is
   right); it is listed in ``upstream/known_faults.json``, which the gate keeps
-  honest on every release (``suites/test_known_faults.py``, running the
+  honest on every release (``torch_conformance/test_known_faults.py``, running the
   standalone scripts in ``upstream/``);
 - ``x.clone()`` of the mutated view (or a ``cat`` of it alone) returns a
   tensor that shares storage with the input buffer: writing to the result
@@ -30,22 +30,27 @@ import pytest
 import torch
 from hypothesis import strategies as st
 
-from families.rope import specs as rope
-from oracles.checks import CHECKS
-from oracles.checks.compiled import check_compiled
-from oracles.core.buffers import Buffer, Case, View
-from oracles.core.findings import ConformanceFailure, Finding
-from oracles.core.signature import batch_signature
-from oracles.core.specification import Spec
-from oracles.judging.differential import compare_compiled
-from oracles.modes.cache import compiled_programs, use_cache_root
-from oracles.modes.compiled import COMPILED, INDUCTOR, Compiled
-from oracles.triage.engine import Situation, one_batch, triage
-from oracles.triage.faults import FAULTS, KNOWN_FAULTS
-from oracles.triage.stage import stage_at_fault
-from oracles.triage.switches import Switch
-from suites.test_known_faults import disagreement
-from upstream import dynamic_write_back, mutated_input_alias, negative_zero_constant
+from torch_conformance.families.rope import specs as rope
+from torch_conformance.oracles.checks import CHECKS
+from torch_conformance.oracles.checks.compiled import check_compiled
+from torch_conformance.oracles.core.buffers import Buffer, Case, View
+from torch_conformance.oracles.core.findings import ConformanceFailure, Finding
+from torch_conformance.oracles.core.locations import PACKAGE
+from torch_conformance.oracles.core.signature import batch_signature
+from torch_conformance.oracles.core.specification import Spec
+from torch_conformance.oracles.judging.differential import compare_compiled
+from torch_conformance.oracles.modes.cache import compiled_programs, use_cache_root
+from torch_conformance.oracles.modes.compiled import COMPILED, INDUCTOR, Compiled
+from torch_conformance.oracles.triage.engine import Situation, one_batch, triage
+from torch_conformance.oracles.triage.faults import FAULTS, KNOWN_FAULTS
+from torch_conformance.oracles.triage.stage import stage_at_fault
+from torch_conformance.oracles.triage.switches import Switch
+from torch_conformance.suites.test_known_faults import disagreement
+from torch_conformance.upstream import (
+    dynamic_write_back,
+    mutated_input_alias,
+    negative_zero_constant,
+)
 
 DYNAMIC_WRITE_BACK = FAULTS["dynamic_write_back"]
 MUTATED_INPUT_ALIAS = FAULTS["mutated_input_alias"]
@@ -565,8 +570,8 @@ def test_a_deployed_script_runs_with_its_compile_replaced_by_the_deployment(tmp_
 
 def test_every_known_fault_names_its_upstream_report_or_has_a_standalone_one():
     for fault in KNOWN_FAULTS:
-        script = CHECKOUT / "upstream" / f"{fault.script}.py"
+        script = PACKAGE / "upstream" / f"{fault.script}.py"
         text = script.read_text()
-        assert "import torch" in text and "from oracles" not in text, script
+        assert "import torch" in text and "from torch_conformance.oracles" not in text, script
         for reference in fault.upstream + fault.fixes:
             assert reference in text, (fault.name, reference)

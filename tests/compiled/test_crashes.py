@@ -18,7 +18,8 @@ def test_an_aborting_kernel_fails_one_test_and_the_run_goes_on(tmp_path):
     report = tmp_path / "report.json"
     result = subprocess.run(
         [
-            sys.executable, "-m", "pytest", "--specs=suites/zoo.py", "--hypothesis-profile=ci",
+            sys.executable, "-m", "pytest", "--conformance-only",
+            "--specs=torch_conformance.suites.zoo", "--hypothesis-profile=ci",
             "-k", "(rope_aborts or mirrored) and test_reference", f"--report-json={report}",
             f"--repro-dir={tmp_path}",
         ],

@@ -11,24 +11,6 @@ import dataclasses
 import pytest
 import torch
 
-from oracles.checks.compiled import check_compiled
-from oracles.checks.programs import check_programs
-from oracles.comparisons.outputs import reaches_past
-from oracles.core.buffers import Buffer, Case, View
-from oracles.core.program import Program, Step
-from oracles.core.signature import batch_signature
-from oracles.core.verdicts import VALUES
-from oracles.modes import deployment
-from oracles.modes.cache import use_cache_root
-from oracles.modes.compiled import COMPILED
-from oracles.modes.eager import EAGER
-from oracles.modes.mode import IN_PROGRAM
-from oracles.repro.script import write_repro
-from oracles.triage import faults
-from oracles.triage.engine import Situation
-from oracles.triage.predictions import PREDICTORS
-from suites.catalog import fault_modes
-from suites.policy import check_examples
 from tests.compiled.test_compiler_faults import DYNAMIC_WRITE_BACK, TWO_NARROWS, WIDER, _spec
 from tests.compiled.test_programs import (
     CORRECT_CASE,
@@ -41,6 +23,24 @@ from tests.compiled.test_programs import (
 )
 from tests.compiled.test_repro import _explain, _run
 from tests.zoo_helpers import needs_kernels, zoo_spec
+from torch_conformance.oracles.checks.compiled import check_compiled
+from torch_conformance.oracles.checks.programs import check_programs
+from torch_conformance.oracles.comparisons.outputs import reaches_past
+from torch_conformance.oracles.core.buffers import Buffer, Case, View
+from torch_conformance.oracles.core.program import Program, Step
+from torch_conformance.oracles.core.signature import batch_signature
+from torch_conformance.oracles.core.verdicts import VALUES
+from torch_conformance.oracles.modes import deployment
+from torch_conformance.oracles.modes.cache import use_cache_root
+from torch_conformance.oracles.modes.compiled import COMPILED
+from torch_conformance.oracles.modes.eager import EAGER
+from torch_conformance.oracles.modes.mode import IN_PROGRAM
+from torch_conformance.oracles.repro.script import write_repro
+from torch_conformance.oracles.triage import faults
+from torch_conformance.oracles.triage.engine import Situation
+from torch_conformance.oracles.triage.predictions import PREDICTORS
+from torch_conformance.suites.catalog import fault_modes
+from torch_conformance.suites.policy import check_examples
 
 EXPORT, EXPORT_STRICT, AOTI = COMPILED["export"], COMPILED["export_strict"], COMPILED["aoti"]
 EXPORTS = pytest.mark.parametrize("mode", [EXPORT, EXPORT_STRICT], ids=lambda m: m.name)

@@ -12,10 +12,10 @@ import pytest
 import torch
 from hypothesis import settings
 
-from oracles.runner.property import run_property
-from oracles.runner.tally import Tally
-from reports.diff import case_differences, differences, per_case, records
-from suites.catalog import builtin_specs
+from torch_conformance.oracles.runner.property import run_property
+from torch_conformance.oracles.runner.tally import Tally
+from torch_conformance.reports.diff import case_differences, differences, per_case, records
+from torch_conformance.suites.catalog import builtin_specs
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 needs_cuda = pytest.mark.skipif(
@@ -30,7 +30,8 @@ def _gate(tmp_path: Path, name: str, *options: str) -> dict:
     left out."""
     report = tmp_path / f"{name}.json"
     subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "0", "-q", "-p", "no:cacheprovider",
+        [sys.executable, "-m", "pytest", "--conformance-only", "--catalog", "-n", "0", "-q",
+        "-p", "no:cacheprovider",
          "-k", "rope and not native and not test_compiled_backward and "
          "(test_fake or test_schema or test_compiled or test_backward)",
          "--hypothesis-seed=0", "--compiles=1", f"--report-json={report}",
@@ -65,7 +66,7 @@ def test_a_pure_pytorch_spec_passes_on_cuda(check):
 
 @needs_cuda
 def test_a_cpp_kernel_spec_is_skipped_on_cuda_saying_why():
-    from oracles.core.specification import Unavailable
+    from torch_conformance.oracles.core.specification import Unavailable
 
     with pytest.raises(Unavailable, match="runs on cpu only, not on cuda"):
         run_property(_spec("rotary_embedding"), "fake", device="cuda")

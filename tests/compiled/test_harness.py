@@ -7,14 +7,14 @@ import dataclasses
 import pytest
 import torch
 
-from families.rope import specs as rope
-from families.rope.cases import fused_qkv_seed_case
-from oracles.checks.compiled import check_compiled
-from oracles.core.specification import Unavailable
-from oracles.modes.compile_settings import RECOMPILE_LIMIT
-from oracles.modes.compiled import INDUCTOR
-from oracles.modes.compiled_program import CompiledProgram
 from tests.zoo_helpers import needs_kernels
+from torch_conformance.families.rope import specs as rope
+from torch_conformance.families.rope.cases import fused_qkv_seed_case
+from torch_conformance.oracles.checks.compiled import check_compiled
+from torch_conformance.oracles.core.specification import Unavailable
+from torch_conformance.oracles.modes.compile_settings import RECOMPILE_LIMIT
+from torch_conformance.oracles.modes.compiled import INDUCTOR
+from torch_conformance.oracles.modes.compiled_program import CompiledProgram
 
 SEED = fused_qkv_seed_case()
 

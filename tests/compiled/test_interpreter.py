@@ -13,20 +13,20 @@ import torch
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from oracles.core.buffers import Buffer, Case, View
-from oracles.core.expectation import Expectation, Expected
-from oracles.core.findings import CheckFailure, Finding
-from oracles.core.program import Program, Step
-from oracles.core.specification import Spec
-from oracles.core.verdicts import COMPILED, NOT_JUDGEABLE
-from oracles.modes import interpreter
-from oracles.repro.script import write_repro
-from oracles.runner.property import run_property
-from oracles.runner.replay import Replay
-from oracles.runner.tally import Tally
-from oracles.triage.faults import FAULTS
-from oracles.triage.interpreter import not_judgeable
-from suites.catalog import builtin_specs
+from torch_conformance.oracles.core.buffers import Buffer, Case, View
+from torch_conformance.oracles.core.expectation import Expectation, Expected
+from torch_conformance.oracles.core.findings import CheckFailure, Finding
+from torch_conformance.oracles.core.program import Program, Step
+from torch_conformance.oracles.core.specification import Spec
+from torch_conformance.oracles.core.verdicts import COMPILED, NOT_JUDGEABLE
+from torch_conformance.oracles.modes import interpreter
+from torch_conformance.oracles.repro.script import write_repro
+from torch_conformance.oracles.runner.property import run_property
+from torch_conformance.oracles.runner.replay import Replay
+from torch_conformance.oracles.runner.tally import Tally
+from torch_conformance.oracles.triage.faults import FAULTS
+from torch_conformance.oracles.triage.interpreter import not_judgeable
+from torch_conformance.suites.catalog import builtin_specs
 
 pytestmark = pytest.mark.skipif(
     not interpreter.active(), reason="Triton kernels run natively here, not in its interpreter"
@@ -202,7 +202,7 @@ def test_the_standalone_script_compiles_what_the_suite_compiled(tmp_path):
     text = script.read_text()
     assert '"result": result.narrow(1, s0, s1),' in text
     assert text.index('os.environ.setdefault("TRITON_INTERPRET", "1")') < text.index(
-        'importlib.import_module("families.activation.triton_ops")'
+        'importlib.import_module("torch_conformance.families.activation.triton_ops")'
     )
     environment = {
         k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET", "PYTHONPATH")

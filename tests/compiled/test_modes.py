@@ -11,19 +11,19 @@ import torch
 import torch._inductor.config as inductor_config
 from torch._inductor.utils import run_and_get_code
 
-from families.rope import specs as rope
-from families.rope.cases import fused_qkv_seed_case
-from oracles.checks import CHECKS
-from oracles.checks.compiled import check_compiled
-from oracles.core.buffers import Buffer, Case, View
-from oracles.core.signature import batch_signature
-from oracles.core.specification import Spec
-from oracles.modes import compiled_program as compile_module
-from oracles.modes import triton_cpu
-from oracles.modes.cache import use_cache_root
-from oracles.modes.compiled import COMPILED, INDUCTOR, STAGES
-from oracles.strategies.sampling import sample
 from tests.zoo_helpers import needs_kernels, zoo_spec
+from torch_conformance.families.rope import specs as rope
+from torch_conformance.families.rope.cases import fused_qkv_seed_case
+from torch_conformance.oracles.checks import CHECKS
+from torch_conformance.oracles.checks.compiled import check_compiled
+from torch_conformance.oracles.core.buffers import Buffer, Case, View
+from torch_conformance.oracles.core.signature import batch_signature
+from torch_conformance.oracles.core.specification import Spec
+from torch_conformance.oracles.modes import compiled_program as compile_module
+from torch_conformance.oracles.modes import triton_cpu
+from torch_conformance.oracles.modes.cache import use_cache_root
+from torch_conformance.oracles.modes.compiled import COMPILED, INDUCTOR, STAGES
+from torch_conformance.oracles.strategies.sampling import sample
 
 SEED = fused_qkv_seed_case()
 

@@ -9,19 +9,19 @@ import pytest
 import torch
 from hypothesis import find, given, settings
 
-from families.mrope import cases as mrope_cases
-from families.mrope import ops, reference
-from families.mrope.faults import SHIFTED_SLICE_SCATTER
-from families.rope.triton_kernels import BLOCK_T
-from kernels import triton as triton_kernels
-from oracles.core.buffers import Case
-from oracles.core.findings import CheckFailure
-from oracles.core.specification import Unavailable
-from oracles.runner import property as properties
-from oracles.runner.property import run_property
-from suites.catalog import builtin_specs, fault_modes
-from suites.policy import selected_modes
 from tests.zoo_helpers import CI, failure, needs_kernels, passes, zoo_spec
+from torch_conformance.families.mrope import cases as mrope_cases
+from torch_conformance.families.mrope import ops, reference
+from torch_conformance.families.mrope.faults import SHIFTED_SLICE_SCATTER
+from torch_conformance.families.rope.triton_kernels import BLOCK_T
+from torch_conformance.kernels import triton as triton_kernels
+from torch_conformance.oracles.core.buffers import Case
+from torch_conformance.oracles.core.findings import CheckFailure
+from torch_conformance.oracles.core.specification import Unavailable
+from torch_conformance.oracles.runner import property as properties
+from torch_conformance.oracles.runner.property import run_property
+from torch_conformance.suites.catalog import builtin_specs, fault_modes
+from torch_conformance.suites.policy import selected_modes
 
 FIND = settings(max_examples=3000, derandomize=True, database=None)
 # For the slow Modes (compiles, Triton's interpreter): fewer Cases than the gate.
@@ -149,7 +149,7 @@ def test_section_rows_follow_the_definition():
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
 def test_the_cpp_and_triton_kernels_agree_bit_for_bit(dtype):
     # Both compute in float32 and round once; bf16 differs (see the next test).
-    from families.mrope import triton_ops
+    from torch_conformance.families.mrope import triton_ops
 
     catalog("mrope_rotary_embedding").prepare()
     triton_ops.register_triton()

@@ -1,23 +1,23 @@
 """A verdict is a function of its Case: the same Cases judged in another
 order, after another check in the same process, give the same Findings,
-known-fault attributions included. (``python -m reports.orders`` does the
+known-fault attributions included. (``python -m torch_conformance.reports.orders`` does the
 same for the whole gate, in two processes' worth of test orders.)"""
 
 from __future__ import annotations
 
 from hypothesis import HealthCheck, Phase, given, settings
 
-from oracles.checks.compiled import check_compiled
-from oracles.checks.programs import check_programs
-from oracles.core.buffers import Case
-from oracles.core.signature import batch_signature
-from oracles.core.specification import Spec
-from oracles.modes.cache import compiled_programs, use_cache_root
-from oracles.modes.compiled import INDUCTOR
-from oracles.runner.tally import case_key, tokens
-from oracles.strategies.programs import program_cases
-from suites.catalog import builtin_specs
 from tests.zoo_helpers import needs_kernels
+from torch_conformance.oracles.checks.compiled import check_compiled
+from torch_conformance.oracles.checks.programs import check_programs
+from torch_conformance.oracles.core.buffers import Case
+from torch_conformance.oracles.core.signature import batch_signature
+from torch_conformance.oracles.core.specification import Spec
+from torch_conformance.oracles.modes.cache import compiled_programs, use_cache_root
+from torch_conformance.oracles.modes.compiled import INDUCTOR
+from torch_conformance.oracles.runner.tally import case_key, tokens
+from torch_conformance.oracles.strategies.programs import program_cases
+from torch_conformance.suites.catalog import builtin_specs
 
 
 def _drawn(strategy, count: int) -> list:

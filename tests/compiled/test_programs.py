@@ -13,29 +13,33 @@ import torch
 from hypothesis import settings
 from hypothesis import strategies as st
 
-import oracles.modes.scale_op  # noqa: F401 - registers the op the Spec tests
-from oracles.checks import CHECKS
-from oracles.checks.programs import _refused, bug_key, check_programs
-from oracles.comparisons.outputs import metadata, output_aliasing
-from oracles.core.buffers import Buffer, Case, View
-from oracles.core.calls import call_op
-from oracles.core.findings import CheckFailure, Finding
-from oracles.core.program import Program, Step
-from oracles.core.specification import Spec
-from oracles.modes.compiled import INDUCTOR, Compiled
-from oracles.modes.eager import EAGER
-from oracles.modes.mode import IN_PROGRAM
-from oracles.repro.script import write_repro
-from oracles.runner import property as properties
-from oracles.runner.property import run_property
-from oracles.strategies.legality import expected_refusal, internally_overlapping, overlap
-from oracles.strategies.programs import program_cases
-from oracles.strategies.sampling import sample
-from oracles.triage import faults as known_faults
-from oracles.triage import predictions
-from oracles.triage.engine import KnownFault
-from suites.catalog import builtin_specs, fault_modes
+import torch_conformance.oracles.modes.scale_op  # noqa: F401 - registers the op the Spec tests
 from tests.zoo_helpers import needs_kernels
+from torch_conformance.oracles.checks import CHECKS
+from torch_conformance.oracles.checks.programs import _refused, bug_key, check_programs
+from torch_conformance.oracles.comparisons.outputs import metadata, output_aliasing
+from torch_conformance.oracles.core.buffers import Buffer, Case, View
+from torch_conformance.oracles.core.calls import call_op
+from torch_conformance.oracles.core.findings import CheckFailure, Finding
+from torch_conformance.oracles.core.program import Program, Step
+from torch_conformance.oracles.core.specification import Spec
+from torch_conformance.oracles.modes.compiled import INDUCTOR, Compiled
+from torch_conformance.oracles.modes.eager import EAGER
+from torch_conformance.oracles.modes.mode import IN_PROGRAM
+from torch_conformance.oracles.repro.script import write_repro
+from torch_conformance.oracles.runner import property as properties
+from torch_conformance.oracles.runner.property import run_property
+from torch_conformance.oracles.strategies.legality import (
+    expected_refusal,
+    internally_overlapping,
+    overlap,
+)
+from torch_conformance.oracles.strategies.programs import program_cases
+from torch_conformance.oracles.strategies.sampling import sample
+from torch_conformance.oracles.triage import faults as known_faults
+from torch_conformance.oracles.triage import predictions
+from torch_conformance.oracles.triage.engine import KnownFault
+from torch_conformance.suites.catalog import builtin_specs, fault_modes
 
 
 @st.composite

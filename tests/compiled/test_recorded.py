@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from oracles.core.findings import CheckFailure
-from oracles.recording.calls import RecordedTensor, Recording
-from oracles.recording.cases import case_of
-from oracles.runner.property import run_property
 from tests.recorded.runs import CHECKOUT, check_spec_less, record
 from tests.zoo_helpers import CI, needs_kernels, zoo_spec
+from torch_conformance.oracles.core.findings import CheckFailure
+from torch_conformance.oracles.recording.calls import RecordedTensor, Recording
+from torch_conformance.oracles.recording.cases import case_of
+from torch_conformance.oracles.runner.property import run_property
 
 ROPE = "conformance_zoo::rotary_embedding_cpu"
 ADD_NORM = "conformance_zoo::add_rms_norm_returns_one"
@@ -30,7 +30,7 @@ def recorded(tmp_path_factory) -> Path:
     # that the zoo's specs install fakes on in turn.
     out = tmp_path_factory.mktemp("recorded") / "calls.json"
     summary = record("conformance,conformance_zoo", out, "python", "-m", "tests.recorded.decoder")
-    assert "recorded 5 op(s)" in summary and "pytest --specs-from=" in summary
+    assert "recorded 5 op(s)" in summary and "torch-conformance check --specs-from=" in summary
     return out
 
 
@@ -101,7 +101,8 @@ def test_the_spec_less_run_passes_the_correct_ops(spec_less):
 def test_a_pytest_run_of_the_teams_own_tests_is_recorded(tmp_path):
     out = tmp_path / "calls.json"
     done = subprocess.run(
-        [sys.executable, "-m", "suites.record", "conformance,conformance_zoo", f"--out={out}",
+        [sys.executable, "-m", "torch_conformance.suites.record", "conformance,conformance_zoo",
+        f"--out={out}",
          "--", "pytest", "-q", "-p", "no:cacheprovider", "tests/recorded/uses_ops.py"],
         cwd=CHECKOUT, capture_output=True, text=True, timeout=900,
     )  # fmt: skip

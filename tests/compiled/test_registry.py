@@ -16,10 +16,11 @@ import pytest
 import torch
 from hypothesis import strategies as st
 
-from oracles.core.buffers import Buffer, Case, View
-from oracles.core.schema import structure_problem
-from oracles.core.specification import Spec
-from oracles.lint.fallbacks import (
+from tests.zoo_helpers import failure, needs_kernels, zoo_spec
+from torch_conformance.oracles.core.buffers import Buffer, Case, View
+from torch_conformance.oracles.core.schema import structure_problem
+from torch_conformance.oracles.core.specification import Spec
+from torch_conformance.oracles.lint.fallbacks import (
     DECOMPOSED,
     EXPLICIT_FALLBACK,
     IMPLICIT_FALLBACK,
@@ -28,10 +29,9 @@ from oracles.lint.fallbacks import (
     namespace_ops,
     register_fallbacks,
 )
-from oracles.lint.lint import OpLint, lint, lint_op
-from suites import lint as cli
-from suites.catalog import builtin_specs, specs_of
-from tests.zoo_helpers import failure, needs_kernels, zoo_spec
+from torch_conformance.oracles.lint.lint import OpLint, lint, lint_op
+from torch_conformance.suites import lint as cli
+from torch_conformance.suites.catalog import builtin_specs, specs_of
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 
@@ -245,7 +245,14 @@ def test_fallbacks_are_registered_once_and_only_where_inductor_would_make_them()
 def test_the_command_exits_1_on_the_zoo_and_writes_json(tmp_path):
     out = tmp_path / "lint.json"
     done = subprocess.run(
-        [sys.executable, "-m", "suites.lint", "conformance", "conformance_zoo", f"--json={out}"],
+        [
+            sys.executable,
+            "-m",
+            "torch_conformance.suites.lint",
+            "conformance",
+            "conformance_zoo",
+            f"--json={out}",
+        ],
         cwd=CHECKOUT,
         capture_output=True,
         text=True,
@@ -259,7 +266,7 @@ def test_the_command_exits_1_on_the_zoo_and_writes_json(tmp_path):
         f"conformance_zoo::{op}" for op, _, _ in ZOO
     }
     done = subprocess.run(
-        [sys.executable, "-m", "suites.lint", "conformance"],
+        [sys.executable, "-m", "torch_conformance.suites.lint", "conformance"],
         cwd=CHECKOUT,
         capture_output=True,
         text=True,
@@ -274,8 +281,8 @@ def test_the_gate_lints_the_namespaces_of_its_specs(tmp_path):
             sys.executable,
             "-m",
             "pytest",
-            "suites/test_registry.py",
-            "--specs=suites/zoo.py",
+            "torch_conformance/test_registry.py",
+            "--specs=torch_conformance.suites.zoo",
             f"--repro-dir={tmp_path}",
             f"--report-json={tmp_path / 'report.json'}",
             "-p",
@@ -288,7 +295,10 @@ def test_the_gate_lints_the_namespaces_of_its_specs(tmp_path):
     assert done.returncode == 1
     assert "test_registry[conformance_zoo]" in done.stdout
     assert "conformance_zoo::add_rms_norm_returns_none: [fake-returns]" in done.stdout
-    assert "rerun: python -m suites.lint conformance_zoo --specs=suites/zoo.py" in done.stdout
+    assert (
+        "rerun: torch-conformance lint conformance_zoo --specs=torch_conformance.suites.zoo"
+        in done.stdout
+    )
     # The JSON report holds the blocking problems, not only the notes.
     [result] = json.loads((tmp_path / "report.json").read_text())["results"]
     found = {(f["verdict"], f["blocking"], f["case"]) for f in result["findings"]}
@@ -377,7 +387,14 @@ def test_import_finds_a_module_in_the_current_directory():
     """As `python -m` finds modules: run from the library's folder, with the
     suite's checkout on PYTHONPATH."""
     done = subprocess.run(
-        [sys.executable, "-m", "suites.lint", "called_user", "--import", "called_ops:register"],
+        [
+            sys.executable,
+            "-m",
+            "torch_conformance.suites.lint",
+            "called_user",
+            "--import",
+            "called_ops:register",
+        ],
         cwd=CHECKOUT / "tests" / "user_specs",
         env={**os.environ, "PYTHONPATH": str(CHECKOUT)},
         capture_output=True,

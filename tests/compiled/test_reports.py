@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from reports.plugin import record
 from tests.zoo_helpers import needs_kernels
+from torch_conformance.reports.plugin import record
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 
@@ -22,7 +22,8 @@ def test_json_report_holds_the_findings_of_a_failing_check(tmp_path):
     report = tmp_path / "report.json"
     result = subprocess.run(
         [
-            sys.executable, "-m", "pytest", "-n", "0", "-q", "--specs", "suites/zoo.py",
+            sys.executable, "-m", "pytest", "--conformance-only", "-n", "0", "-q", "--specs",
+            "torch_conformance.suites.zoo",
             "-k", "gemma4 and (test_fake or test_reference)", f"--report-json={report}",
             f"--junitxml={tmp_path / 'junit.xml'}", f"--report-md={tmp_path / 'run.md'}",
             f"--repro-dir={tmp_path / 'repro'}",
@@ -52,7 +53,7 @@ def test_json_report_holds_the_findings_of_a_failing_check(tmp_path):
     assert len(fake["failures"]) == 1 and fake["report"].startswith("fake check of")
     first = fake["failures"][0]
     assert "seed fused-QKV model" in first["case"]
-    assert first["rerun"].startswith("pytest 'suites/test_conformance.py::test_fake[")
+    assert first["rerun"].startswith("pytest 'torch_conformance/test_conformance.py::test_fake[")
     assert "import torch" in first["script_text"]
     table = (tmp_path / "run.md").read_text()
     assert (
@@ -69,8 +70,8 @@ SIZE_ONE_STRIDES = """
 import torch
 from hypothesis import strategies as st
 
-from oracles.core.buffers import Buffer, Case, View
-from oracles.core.specification import Spec
+from torch_conformance.oracles.core.buffers import Buffer, Case, View
+from torch_conformance.oracles.core.specification import Spec
 
 torch.library.define("report_tests::row", "(Tensor x) -> Tensor")
 
@@ -102,7 +103,8 @@ def test_non_blocking_findings_of_a_passing_check_reach_the_warnings_summary(tmp
     specs = tmp_path / "row_specs.py"
     specs.write_text(SIZE_ONE_STRIDES)
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "0", "-q", f"--specs={specs}", "-k", "test_fake",
+        [sys.executable, "-m", "pytest", "--conformance-only", "-n", "0", "-q", f"--specs={specs}",
+         "-k", "test_fake",
          "-p", "no:cacheprovider"],
         cwd=CHECKOUT, capture_output=True, text=True,
     )  # fmt: skip
@@ -116,7 +118,8 @@ def test_a_failing_check_fits_on_a_screen_and_says_how_to_reproduce_it(tmp_path)
     # Seeded: unseeded, the dev profile's draws find the zoo op's other
     # failures in some runs, and their shrinking costs a compile a step.
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "0", "--specs=suites/zoo.py",
+        [sys.executable, "-m", "pytest", "--conformance-only", "-n", "0",
+         "--specs=torch_conformance.suites.zoo",
          f"--repro-dir={tmp_path}", "-k", "gemma4 and (test_compiled or test_fake)",
          "--modes=inductor", "--compiles=2", "--hypothesis-seed=0"],
         cwd=CHECKOUT, capture_output=True, text=True,
@@ -127,8 +130,8 @@ def test_a_failing_check_fits_on_a_screen_and_says_how_to_reproduce_it(tmp_path)
     assert len(sections) == 2, output[-3000:]
     for section in sections:
         assert len(section.splitlines()) <= 150, section
-        assert "rerun this Case: pytest 'suites/test_conformance.py::test_" in section
-        assert "--specs=suites/zoo.py -n 0 --replay=" in section
+        assert "rerun this Case: pytest 'torch_conformance/test_conformance.py::test_" in section
+        assert "--specs=torch_conformance.suites.zoo -n 0 --replay=" in section
         assert "standalone repro (plain torch): python " in section
     assert "torch.__trace" not in output and "USDT" not in output
     assert "Traceback" not in output and "@reproduce_failure" not in output
@@ -145,8 +148,8 @@ def test_a_failing_check_fits_on_a_screen_and_says_how_to_reproduce_it(tmp_path)
 
 def _report(outcome: str, longrepr, properties: list) -> pytest.TestReport:
     return pytest.TestReport(
-        "suites/test_known_faults.py::test_known_fault[dynamic_write_back]",
-        ("suites/test_known_faults.py", 0, "test_known_fault"),
+        "torch_conformance/test_known_faults.py::test_known_fault[dynamic_write_back]",
+        ("torch_conformance/test_known_faults.py", 0, "test_known_fault"),
         {}, outcome, longrepr, "setup" if outcome == "skipped" else "call",
         user_properties=properties,
     )  # fmt: skip
@@ -182,7 +185,8 @@ def test_a_run_ends_with_what_it_covered_and_records_what_it_spent(tmp_path):
     specs = CHECKOUT / "tests" / "user_specs" / "argument_specs.py"
     result = subprocess.run(
         [
-            sys.executable, "-m", "pytest", "-n", "0", f"--specs={specs}", "-k",
+            sys.executable, "-m", "pytest", "--conformance-only", "-n", "0", f"--specs={specs}",
+            "-k",
             "pick and not programs", f"--report-json={report}",
         ],
         cwd=CHECKOUT, capture_output=True, text=True,
@@ -206,7 +210,8 @@ def test_a_budget_of_compiles_is_what_the_compiling_checks_spend(tmp_path):
     specs = CHECKOUT / "tests" / "user_specs" / "argument_specs.py"
     result = subprocess.run(
         [
-            sys.executable, "-m", "pytest", "-n", "0", f"--specs={specs}", "--spec=pick", "-k",
+            sys.executable, "-m", "pytest", "--conformance-only", "-n", "0", f"--specs={specs}",
+            "--spec=pick", "-k",
             "compiled or programs", "--compiles=1", f"--report-json={report}",
         ],
         cwd=CHECKOUT, capture_output=True, text=True,
@@ -218,7 +223,8 @@ def test_a_budget_of_compiles_is_what_the_compiling_checks_spend(tmp_path):
     assert compiled["cases"] >= 20 and (compiled["signatures"] > 1) <= _explained(compiled)
     assert runs["programs"]["cases"] == 1
     none = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "0", "--compiles=0", "--collect-only"],
+        [sys.executable, "-m", "pytest", "--conformance-only", "--catalog", "-n", "0",
+         "--compiles=0", "--collect-only"],
         cwd=CHECKOUT, capture_output=True, text=True,
     )  # fmt: skip
     assert none.returncode != 0 and "--compiles must be at least 1, got 0" in none.stderr

@@ -20,16 +20,16 @@ import pytest
 import torch
 from hypothesis import strategies as st
 
-from families.rope import specs as rope
-from families.rope.cases import fused_qkv_seed_case
-from oracles.core.buffers import DEFAULT, Buffer, Case, View
-from oracles.core.calls import call_op
-from oracles.core.signature import _canonical
-from oracles.core.specification import Spec
-from oracles.core.views import apply_view_ops, view_expression, view_ranks
-from oracles.repro.script import render_repro, write_repro
-from oracles.repro.values import literal
 from tests.zoo_helpers import needs_kernels, zoo_spec
+from torch_conformance.families.rope import specs as rope
+from torch_conformance.families.rope.cases import fused_qkv_seed_case
+from torch_conformance.oracles.core.buffers import DEFAULT, Buffer, Case, View
+from torch_conformance.oracles.core.calls import call_op
+from torch_conformance.oracles.core.signature import _canonical
+from torch_conformance.oracles.core.specification import Spec
+from torch_conformance.oracles.core.views import apply_view_ops, view_expression, view_ranks
+from torch_conformance.oracles.repro.script import render_repro, write_repro
+from torch_conformance.oracles.repro.values import literal
 
 SUITE_IMPORT = re.compile(r"^\s*(import|from)\s+(oracles|kernels|suites|tests|reports)\b", re.M)
 
@@ -342,15 +342,15 @@ def test_schema_script_names_the_write_past_the_slice(tmp_path):
 def test_a_triton_spec_script_registers_its_op_and_compiles_the_default_program(tmp_path):
     """A Triton op is registered by a call, not on import; and the default
     program reads the schema through a helper Dynamo must treat as a constant."""
-    from oracles.strategies.sampling import sample
-    from suites.catalog import builtin_specs
+    from torch_conformance.oracles.strategies.sampling import sample
+    from torch_conformance.suites.catalog import builtin_specs
 
     spec = next(s for s in builtin_specs() if s.name == "rms_norm_triton")
     with spec.installed():
         case = sample(spec.cases, 1)[0]
         script = write_repro(spec, "compiled", [case], 0, False, tmp_path / "repro.py")
     text = script.read_text()
-    assert 'import_module("families.norm.triton_ops").register_triton()' in text
+    assert 'import_module("torch_conformance.families.norm.triton_ops").register_triton()' in text
     assert "@torch._dynamo.assume_constant_result\ndef positional_names" in text
     [result] = _run(script, cwd=tmp_path)
     assert result.returncode == 0, _explain(result)
@@ -369,7 +369,7 @@ library.impl("halves", lambda x: x.new_empty(x.shape[0] // 2), "Meta")  # a wron
 def test_a_script_imports_the_installed_package_that_registers_the_op(tmp_path, monkeypatch):
     """An op a package in site-packages registers (with Library.impl, as
     torchao does): the script imports the package's module by name and runs."""
-    from oracles.repro import source
+    from torch_conformance.oracles.repro import source
 
     packages = tmp_path / "site-packages"
     (packages / "installed_ops").mkdir(parents=True)

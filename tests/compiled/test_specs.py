@@ -11,12 +11,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from families.rope.cases import rope_cases
-from kernels import build
-from oracles.core.specification import Spec, SpecError, Unavailable
-from oracles.runner.loading import load_specs, validate
-from suites import test_conformance
 from tests.collecting import collect
+from torch_conformance.families.rope.cases import rope_cases
+from torch_conformance.kernels import build
+from torch_conformance.oracles.core.specification import Spec, SpecError, Unavailable
+from torch_conformance.oracles.runner.loading import load_specs, validate
+from torch_conformance.suites import test_conformance
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 
@@ -28,15 +28,17 @@ def write(tmp_path: Path, body: str) -> str:
 
 
 def test_loads_a_file_and_a_module():
-    assert [s.name for s in load_specs("families.rope.specs")][0] == "rotary_embedding"
-    assert "rope_overrun" in [s.name for s in load_specs(str(CHECKOUT / "suites" / "zoo.py"))]
+    assert [s.name for s in load_specs("torch_conformance.families.rope.specs")][
+        0
+    ] == "rotary_embedding"
+    assert "rope_overrun" in [s.name for s in load_specs("torch_conformance.suites.zoo")]
 
 
 def test_malformed_spec_names_the_spec_and_each_problem(tmp_path):
     path = write(
         tmp_path,
         """
-        from oracles.spec import Spec
+        from torch_conformance.spec import Spec
         SPECS = [Spec(name="my_op", op=42, cases=[1, 2], reference=None, ulp_budget=-1)]
         """,
     )
@@ -96,7 +98,17 @@ def test_missing_compiler_is_named(monkeypatch):
 
 def _pytest(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", *args],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--conformance-only",
+            "--collect-only",
+            "-q",
+            "-n",
+            "0",
+            *args,
+        ],
         cwd=CHECKOUT,
         capture_output=True,
         text=True,
@@ -192,7 +204,7 @@ def test_a_rerun_names_only_the_spec_file_that_defines_the_spec(tmp_path):
     common = """
         import torch
         from hypothesis import strategies as st
-        from oracles.spec import Spec
+        from torch_conformance.spec import Spec
         """
     files = {}
     for name, op in (("wrong", "torch.neg"), ("right", "torch.clone")):

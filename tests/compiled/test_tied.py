@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from oracles.core.findings import CheckFailure
-from oracles.recording.calls import Recording
-from oracles.recording.specs import recorded_spec
-from oracles.runner.property import run_property
-from oracles.runner.tally import Tally
 from tests.recorded.runs import check_spec_less, record
 from tests.zoo_helpers import CI
+from torch_conformance.oracles.core.findings import CheckFailure
+from torch_conformance.oracles.recording.calls import Recording
+from torch_conformance.oracles.recording.specs import recorded_spec
+from torch_conformance.oracles.runner.property import run_property
+from torch_conformance.oracles.runner.tally import Tally
 
 PLANTED = "conformance_tied.group_dequantize"
 TIED = ("gather_rows", "group_quantize", "negated", "paged_write", "pair_sum")

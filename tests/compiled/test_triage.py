@@ -12,18 +12,6 @@ import pytest
 import torch
 from hypothesis import strategies as st
 
-from families.mrope.faults import SHIFTED_SLICE_SCATTER
-from oracles.checks import programs
-from oracles.checks.programs import check_programs
-from oracles.core.buffers import Buffer, Case, View
-from oracles.core.findings import ConformanceFailure, Finding
-from oracles.core.program import Program, Step
-from oracles.core.specification import Spec
-from oracles.modes.compiled import COMPILED
-from oracles.triage import predictions
-from oracles.triage.faults import FAULTS
-from suites.catalog import builtin_specs
-from suites.compiler_zoo import FAULT_MODES
 from tests.compiled.test_programs import (
     COPIED,
     CORRECT_CASE,
@@ -40,6 +28,18 @@ from tests.compiled.test_programs import (
     _program,
 )
 from tests.zoo_helpers import needs_kernels
+from torch_conformance.families.mrope.faults import SHIFTED_SLICE_SCATTER
+from torch_conformance.oracles.checks import programs
+from torch_conformance.oracles.checks.programs import check_programs
+from torch_conformance.oracles.core.buffers import Buffer, Case, View
+from torch_conformance.oracles.core.findings import ConformanceFailure, Finding
+from torch_conformance.oracles.core.program import Program, Step
+from torch_conformance.oracles.core.specification import Spec
+from torch_conformance.oracles.modes.compiled import COMPILED
+from torch_conformance.oracles.triage import predictions
+from torch_conformance.oracles.triage.faults import FAULTS
+from torch_conformance.suites.catalog import builtin_specs
+from torch_conformance.suites.compiler_zoo import FAULT_MODES
 
 INJECTED = {mode.name: mode for mode in FAULT_MODES}
 TRANSPOSED = Case({"b": Buffer((5, 4), torch.float32)}, {"x": View("b", (("permute", (1, 0)),))})

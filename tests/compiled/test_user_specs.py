@@ -14,24 +14,28 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from families.rope import specs as rope
-from families.rope.cases import fused_qkv_seed_case, rope_batches, rope_cases
-from oracles.checks import CHECKS
-from oracles.checks.compiled import check_compiled
-from oracles.checks.domain_edges import check_domain_edges
-from oracles.core.buffers import DEFAULT, Buffer, Case, CaseError, View
-from oracles.core.expectation import Expectation, exact
-from oracles.core.findings import CheckFailure
-from oracles.core.kernel_domain import Domain, edge_cases
-from oracles.core.meter import SPENT
-from oracles.core.specification import Spec, SpecError
-from oracles.repro.inliner import Inliner
-from oracles.repro.loading import OpLoading, _import_module_lines, fake_registration
-from oracles.repro.script import write_repro
-from oracles.runner.loading import load_specs
-from oracles.runner.property import run_property
-from oracles.strategies.strided import strided_layouts
 from tests.zoo_helpers import needs_kernels, zoo_spec
+from torch_conformance.families.rope import specs as rope
+from torch_conformance.families.rope.cases import fused_qkv_seed_case, rope_batches, rope_cases
+from torch_conformance.oracles.checks import CHECKS
+from torch_conformance.oracles.checks.compiled import check_compiled
+from torch_conformance.oracles.checks.domain_edges import check_domain_edges
+from torch_conformance.oracles.core.buffers import DEFAULT, Buffer, Case, CaseError, View
+from torch_conformance.oracles.core.expectation import Expectation, exact
+from torch_conformance.oracles.core.findings import CheckFailure
+from torch_conformance.oracles.core.kernel_domain import Domain, edge_cases
+from torch_conformance.oracles.core.meter import SPENT
+from torch_conformance.oracles.core.specification import Spec, SpecError
+from torch_conformance.oracles.repro.inliner import Inliner
+from torch_conformance.oracles.repro.loading import (
+    OpLoading,
+    _import_module_lines,
+    fake_registration,
+)
+from torch_conformance.oracles.repro.script import write_repro
+from torch_conformance.oracles.runner.loading import load_specs
+from torch_conformance.oracles.runner.property import run_property
+from torch_conformance.oracles.strategies.strided import strided_layouts
 
 USER_SPECS = Path(__file__).parents[1] / "user_specs" / "argument_specs.py"
 QUICK = settings(max_examples=20, database=None, derandomize=True)
@@ -158,7 +162,7 @@ def test_a_spec_file_imports_its_sibling_module(tmp_path):
             """
             import sibling_ops
             from hypothesis import strategies as st
-            from oracles.spec import Spec
+            from torch_conformance.spec import Spec
             SPECS = [Spec(name="s", op=abs, cases=st.nothing(), reference=None,
                           families=(sibling_ops.NAME.replace(" ", "_"),))]
             """
@@ -362,9 +366,12 @@ def test_a_schema_torch_compile_refuses_fails_once_unshrunk(check):
     assert "not shrunk" in finding.message
 
 
-def test_a_script_importing_a_module_of_the_users_that_imports_the_suite_finds_it():
+def test_a_script_importing_a_module_of_the_users_that_imports_the_suite_names_no_checkout():
+    """The installed suite is importable wherever the script runs: a script
+    adds no folder of the suite's to ``sys.path``, only the user's module's own."""
     load_specs(str(Path(__file__).resolve().parents[1] / "user_specs" / "closure_specs.py"))
     lines = _import_module_lines(sys.modules["closure_specs"])
     checkout = str(Path(__file__).resolve().parents[2])
-    assert lines[0].startswith(f"sys.path.append({checkout!r}".replace("'", '"'))
-    assert not any("append" in line for line in _import_module_lines(sys.modules["closure_ops"]))
+    folder = str(Path(__file__).resolve().parents[1] / "user_specs")
+    assert lines[0] == f"sys.path.insert(0, {folder!r})".replace("'", '"')
+    assert not any(checkout + '"' in line or "append" in line for line in lines), lines

@@ -16,13 +16,13 @@ import pytest
 import torch
 from hypothesis import strategies as st
 
-from oracles.case import Buffer, Case, View
-from oracles.core.findings import CheckFailure
-from oracles.recording.calls import Recording
-from oracles.runner.property import run_property
-from oracles.spec import Spec
 from tests.recorded.runs import CHECKOUT, record, run_spec_less
 from tests.zoo_helpers import CI
+from torch_conformance.case import Buffer, Case, View
+from torch_conformance.oracles.core.findings import CheckFailure
+from torch_conformance.oracles.recording.calls import Recording
+from torch_conformance.oracles.runner.property import run_property
+from torch_conformance.spec import Spec
 
 # The planted bugs, and the tests that must find them.
 PLANTED = {

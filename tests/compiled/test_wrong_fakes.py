@@ -20,11 +20,11 @@ import pytest
 import torch
 from hypothesis import strategies as st
 
-from oracles.checks.compiled import check_compiled
-from oracles.checks.fake import check_fake
-from oracles.core.buffers import Buffer, Case, View
-from oracles.core.specification import Spec
-from oracles.modes.compiled import COMPILED
+from torch_conformance.oracles.checks.compiled import check_compiled
+from torch_conformance.oracles.checks.fake import check_fake
+from torch_conformance.oracles.core.buffers import Buffer, Case, View
+from torch_conformance.oracles.core.specification import Spec
+from torch_conformance.oracles.modes.compiled import COMPILED
 
 NO_SIZE_ASSERTS = COMPILED["inductor_no_size_asserts"]
 LIB = torch.library.Library("conformance_wrong_fakes", "DEF")  # noqa: TID251 - the test's own ops

@@ -8,13 +8,13 @@ import pytest
 import torch
 from torch._subclasses.fake_tensor import UnsupportedOperatorException
 
-from families.rope.cases import fused_qkv_seed_case, rope_cases
-from oracles.checks.compiled import check_compiled
-from oracles.core.findings import CheckFailure
-from oracles.judging.common_findings import no_fake
-from oracles.runner import property as properties
-from oracles.runner.property import run_property
 from tests.zoo_helpers import CI, failure, needs_kernels, passes, zoo_spec
+from torch_conformance.families.rope.cases import fused_qkv_seed_case, rope_cases
+from torch_conformance.oracles.checks.compiled import check_compiled
+from torch_conformance.oracles.core.findings import CheckFailure
+from torch_conformance.oracles.judging.common_findings import no_fake
+from torch_conformance.oracles.runner import property as properties
+from torch_conformance.oracles.runner.property import run_property
 
 pytestmark = needs_kernels
 

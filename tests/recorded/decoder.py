@@ -2,7 +2,7 @@
 calling the ops of ``layer_ops`` as model code does (q and k are column
 slices of one fused qkv buffer). Run it under the recorder::
 
-    python -m suites.record conformance,conformance_zoo --out calls.json -- \
+    python -m torch_conformance.suites.record conformance,conformance_zoo --out calls.json -- \
         python -m tests.recorded.decoder
 """
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import torch
 
-from families.activation import ops as activation
-from families.norm import ops as norm
-from families.norm import zoo as norm_zoo
-from families.rope import zoo as rope_zoo
+from torch_conformance.families.activation import ops as activation
+from torch_conformance.families.norm import ops as norm
+from torch_conformance.families.norm import zoo as norm_zoo
+from torch_conformance.families.rope import zoo as rope_zoo
 
 activation.register()
 norm.register()

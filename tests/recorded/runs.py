@@ -1,5 +1,5 @@
 """The spec-less route as a user runs it, for the tests: a recording made by
-``python -m suites.record``, then ``pytest --specs-from`` with a JSON report."""
+``python -m torch_conformance.suites.record``, then ``pytest --specs-from`` with a JSON report."""
 
 from __future__ import annotations
 
@@ -21,7 +21,15 @@ def record(
 ) -> str:
     """Record ``command``'s calls into ``out`` from ``cwd``; the summary it printed."""
     done = subprocess.run(
-        [sys.executable, "-m", "suites.record", namespaces, f"--out={out}", "--", *command],
+        [
+            sys.executable,
+            "-m",
+            "torch_conformance.suites.record",
+            namespaces,
+            f"--out={out}",
+            "--",
+            *command,
+        ],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -46,7 +54,8 @@ def run_spec_less(
     report = folder / "report.json"
     done = subprocess.run(
         [
-            sys.executable, "-m", "pytest", f"--specs-from={recording}", "-p", "no:cacheprovider",
+            sys.executable, "-m", "pytest", "--conformance-only", f"--specs-from={recording}",
+            "-p", "no:cacheprovider",
             "-n", str(workers), f"--repro-dir={folder}", f"--report-json={report}", *options,
         ],
         cwd=CHECKOUT, capture_output=True, text=True, timeout=1800, env=env,

@@ -1,7 +1,7 @@
 """A program calling the tied namespace's ops at a few token counts, widths
 and group sizes. Run it under the recorder::
 
-    python -m suites.record conformance_tied --out calls.json -- \
+    python -m torch_conformance.suites.record conformance_tied --out calls.json -- \
         python -m tests.recorded.tied_program
 """
 

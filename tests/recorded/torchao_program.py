@@ -4,7 +4,7 @@ of a fused qkv weight) quantized per row and per group through the affine
 primitives, the float8 ops, and ``quantize_`` of a small model plus a
 forward. Run under the recorder from any folder::
 
-    python -m suites.record torchao --out calls.json -- python torchao_program.py
+    python -m torch_conformance.suites.record torchao --out calls.json -- python torchao_program.py
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A team's own test of its model, run under the recorder as
-``python -m suites.record ... -- pytest tests/recorded/uses_ops.py``."""
+``python -m torch_conformance.suites.record ... -- pytest tests/recorded/uses_ops.py``."""
 
 from tests.recorded import decoder
 

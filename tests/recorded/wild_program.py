@@ -1,7 +1,7 @@
 """A program calling the wild namespace's ops as a model and its data
 pipeline would, at a few sizes. Run it under the recorder::
 
-    python -m suites.record conformance_wild --out calls.json -- \
+    python -m torch_conformance.suites.record conformance_wild --out calls.json -- \
         python -m tests.recorded.wild_program
 """
 

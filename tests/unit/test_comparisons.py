@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import torch
 
-from oracles.comparisons.outputs import (
+from torch_conformance.oracles.comparisons.outputs import (
     aliasing,
     metadata,
     past_storage,
     schema_aliasing,
     structure,
 )
-from oracles.comparisons.values import bit_exact, within_ulps
-from oracles.comparisons.writes import writes
-from oracles.core.buffers import Buffer, Case, View
-from oracles.core.expectation import Expectation, Expected, exact, ulp_error
-from oracles.core.observation import Observation
-from oracles.core.verdicts import METADATA
-from oracles.modes.programs import as_strided_over_a_copy
+from torch_conformance.oracles.comparisons.values import bit_exact, within_ulps
+from torch_conformance.oracles.comparisons.writes import writes
+from torch_conformance.oracles.core.buffers import Buffer, Case, View
+from torch_conformance.oracles.core.expectation import Expectation, Expected, exact, ulp_error
+from torch_conformance.oracles.core.observation import Observation
+from torch_conformance.oracles.core.verdicts import METADATA
+from torch_conformance.oracles.modes.programs import as_strided_over_a_copy
 
 
 def test_bit_exact_treats_nan_as_equal_and_signed_zeros_as_different():

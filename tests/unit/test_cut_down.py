@@ -4,11 +4,11 @@ around the op, and the note says so rather than let a reader blame the op."""
 
 from __future__ import annotations
 
-from oracles.checks.programs import program_finding
-from oracles.core.findings import Finding
-from oracles.core.program import Program, Step
-from oracles.core.verdicts import METADATA
-from oracles.modes.compiled import INDUCTOR
+from torch_conformance.oracles.checks.programs import program_finding
+from torch_conformance.oracles.core.findings import Finding
+from torch_conformance.oracles.core.program import Program, Step
+from torch_conformance.oracles.core.verdicts import METADATA
+from torch_conformance.oracles.modes.compiled import INDUCTOR
 
 OP = Step("op", (), (), 1)  # value 1: the op's output, on the input x (value 0)
 AROUND = "none of the op's outputs reaches what it returns"

@@ -14,20 +14,20 @@ import pytest
 import torch
 from hypothesis import settings
 
-from oracles.checks import CHECKS
-from oracles.core.buffers import Buffer, Case, View
-from oracles.core.devices import DeviceError, parse_device
-from oracles.core.expectation import on_cpu
-from oracles.core.signature import batch_signature, signature_of
-from oracles.core.specification import Spec, SpecError
-from oracles.modes.compiled import COMPILED
-from oracles.repro.script import render_repro
-from oracles.runner.loading import validate
-from oracles.runner.property import run_property
-from oracles.runner.replay import Replay
-from oracles.runner.tally import Tally, case_key
-from suites import gpu_check
-from suites.catalog import builtin_specs
+from torch_conformance.oracles.checks import CHECKS
+from torch_conformance.oracles.core.buffers import Buffer, Case, View
+from torch_conformance.oracles.core.devices import DeviceError, parse_device
+from torch_conformance.oracles.core.expectation import on_cpu
+from torch_conformance.oracles.core.signature import batch_signature, signature_of
+from torch_conformance.oracles.core.specification import Spec, SpecError
+from torch_conformance.oracles.modes.compiled import COMPILED
+from torch_conformance.oracles.repro.script import render_repro
+from torch_conformance.oracles.runner.loading import validate
+from torch_conformance.oracles.runner.property import run_property
+from torch_conformance.oracles.runner.replay import Replay
+from torch_conformance.oracles.runner.tally import Tally, case_key
+from torch_conformance.suites import gpu_check
+from torch_conformance.suites.catalog import builtin_specs
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 NO_CUDA = not torch.cuda.is_available()
@@ -85,7 +85,8 @@ def test_an_index_past_the_devices_says_how_many_there_are(monkeypatch):
 
 def _collect(*options: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "0", "--collect-only", "-q",
+        [sys.executable, "-m", "pytest", "--conformance-only", "--catalog", "-n", "0",
+        "--collect-only", "-q",
          "-p", "no:cacheprovider", *options],
         cwd=CHECKOUT, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
@@ -136,7 +137,7 @@ def test_a_reference_of_a_cpu_case_gets_its_own_tensors():
 
 @pytest.mark.skipif(NO_CUDA, reason="no CUDA device here: the CUDA Case runs on a GPU machine")
 def test_a_cuda_case_holds_the_cpu_cases_values_and_fakes_of_cuda():
-    from oracles.modes.fake import FAKE
+    from torch_conformance.oracles.modes.fake import FAKE
 
     case = _case().on(parse_device("cuda"))
     assert torch.equal(case.allocate()["x"].cpu(), _case().allocate()["x"])
@@ -259,7 +260,7 @@ def test_device_cpu_judges_every_case_as_the_default_run_does():
 
 @pytest.mark.skipif(not NO_CUDA, reason="this machine has CUDA: the native specs run here")
 def test_a_native_spec_without_cuda_skips_as_its_prepare_always_said():
-    from kernels import triton as triton_kernels
+    from torch_conformance.kernels import triton as triton_kernels
 
     reason = _catalog("rotary_embedding_triton_native").unavailable_on("cpu")
     assert reason == triton_kernels.native_unavailable() and reason is not None
@@ -267,7 +268,7 @@ def test_a_native_spec_without_cuda_skips_as_its_prepare_always_said():
 
 @pytest.mark.parametrize(("device", "named"), [("cpu", None), ("cuda:0", "cuda:0")])
 def test_a_report_names_the_device_where_it_is_not_the_cpu(tmp_path, device, named):
-    from reports.plugin import RunReport
+    from torch_conformance.reports.plugin import RunReport
 
     path = tmp_path / "report.json"
     RunReport(path, None, device).pytest_sessionfinish(None)  # type: ignore[arg-type]

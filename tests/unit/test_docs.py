@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from oracles.core.verdicts import ABOUT, VERDICTS
-from reports import reference_pages
+from tools import reference_pages
+from torch_conformance.oracles.core.locations import PACKAGE
+from torch_conformance.oracles.core.verdicts import ABOUT, VERDICTS
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 PAGES = sorted(
@@ -18,7 +19,7 @@ PAGES = sorted(
         CHECKOUT / "README.md",
         CHECKOUT / "CONTRIBUTING.md",
         CHECKOUT / "CHANGELOG.md",
-        CHECKOUT / "upstream" / "README.md",
+        PACKAGE / "upstream" / "README.md",
         CHECKOUT / "benchmarks" / "RESULTS.md",
         *(CHECKOUT / "docs").rglob("*.md"),
     ]
@@ -97,13 +98,10 @@ def test_the_readme_is_short_and_shows_both_routes_early():
 
 def test_ci_runs_the_readmes_test_commands():
     readme = (CHECKOUT / "README.md").read_text()
-    ci = [
-        line
-        for line in (CHECKOUT / ".ci" / "run").read_text().splitlines()
-        if line.startswith("pytest")
-    ]
+    run = (CHECKOUT / ".ci" / "run").read_text()
+    ci = re.findall(r"^\(?(?:cd \S+ && )?((?:torch-conformance check|pytest) [^)\n]*)", run, re.M)
     assert ci == [
-        "pytest --hypothesis-profile=ci -n 2 --dist worksteal",
+        "torch-conformance check --hypothesis-profile=ci -n 2 --dist worksteal",
         "pytest tests -n 2 --dist worksteal",
     ]
     assert all(command in readme for command in ci)

@@ -9,7 +9,7 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracles.runner.draws import same_draws
+from torch_conformance.oracles.runner.draws import same_draws
 
 
 def _drawn() -> list[int]:

@@ -9,12 +9,12 @@ import torch
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from oracles.core.buffers import Buffer, Case, View
-from oracles.core.expectation import Expectation, exact
-from oracles.core.findings import CheckFailure, ConformanceFailure, Finding
-from oracles.core.specification import Spec
-from oracles.runner.failures import distinct, failure_class, once
-from oracles.runner.property import run_property
+from torch_conformance.oracles.core.buffers import Buffer, Case, View
+from torch_conformance.oracles.core.expectation import Expectation, exact
+from torch_conformance.oracles.core.findings import CheckFailure, ConformanceFailure, Finding
+from torch_conformance.oracles.core.specification import Spec
+from torch_conformance.oracles.runner.failures import distinct, failure_class, once
+from torch_conformance.oracles.runner.property import run_property
 
 CI = settings.get_profile("ci")
 

@@ -10,11 +10,12 @@ import re
 from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parents[2]
-ORACLES = CHECKOUT / "oracles"
+SOURCE = CHECKOUT / "src"
+ORACLES = SOURCE / "torch_conformance" / "oracles"
 
 
 def _module(path: Path) -> str:
-    parts = path.relative_to(CHECKOUT).with_suffix("").parts
+    parts = path.relative_to(SOURCE).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -71,24 +72,26 @@ def test_no_module_of_oracles_imports_itself_through_others():
 
 def test_the_subpackages_of_oracles_import_forward_only():
     def package(module: str) -> str:
-        return ".".join(module.split(".")[:2])
+        return ".".join(module.split(".")[:3])
 
     packages: dict[str, set[str]] = {}
     for module, imported in _graph().items():
         packages.setdefault(package(module), set()).update(package(m) for m in imported)
     for name in packages:
         packages[name].discard(name)
-    # The public surface (oracles.case, ...) re-exports; it is no subpackage.
+    # The public surface (torch_conformance.case, ...) re-exports; it is no subpackage.
     subpackages = {
         name: deps for name, deps in packages.items() if (ORACLES / name.split(".")[-1]).is_dir()
     }
     cycle = _cycle({name: deps & set(subpackages) for name, deps in subpackages.items()})
     assert cycle is None, " -> ".join(cycle)
-    assert packages["oracles.core"] == set(), "the vocabulary imports nothing else of the suite"
+    assert packages["torch_conformance.oracles.core"] == set(), (
+        "the vocabulary imports nothing else of the suite"
+    )
 
 
 def test_no_check_imports_another_check():
-    checks = {m for m in _graph() if m.startswith("oracles.checks.")}
+    checks = {m for m in _graph() if m.startswith("torch_conformance.oracles.checks.")}
     for module in sorted(checks):
         others = _graph()[module] & (checks - {module})
         assert not others, f"{module} imports {sorted(others)}: what checks share goes in judging"
@@ -98,10 +101,15 @@ def test_the_runner_knows_checks_not_what_they_run():
     """The runner drives a check through ``Check`` alone: it imports the
     checks and what they share, the vocabulary, the repro scripts and the
     Mode interface, never a Mode, a strategy or triage."""
-    allowed = ("oracles.runner", "oracles.checks", "oracles.judging", "oracles.core")
-    allowed += ("oracles.repro", "oracles.modes.mode")
+    allowed = (
+        "torch_conformance.oracles.runner",
+        "torch_conformance.oracles.checks",
+        "torch_conformance.oracles.judging",
+        "torch_conformance.oracles.core",
+    )
+    allowed += ("torch_conformance.oracles.repro", "torch_conformance.oracles.modes.mode")
     graph = _graph()
-    for module in sorted(m for m in graph if m.startswith("oracles.runner")):
+    for module in sorted(m for m in graph if m.startswith("torch_conformance.oracles.runner")):
         others = sorted(m for m in graph[module] if not m.startswith(allowed))
         assert not others, f"{module} imports {others}: a check's own logic goes in its Check"
 
@@ -146,19 +154,24 @@ def _docs() -> list[str]:
 
 
 def _public_names() -> set[tuple[str, str]]:
-    """Every ``from oracles... import ...`` of the docs and the user spec files."""
+    """Every ``from torch_conformance... import ...`` of the docs and the user spec files."""
     texts = _docs()
     texts += [p.read_text() for p in (CHECKOUT / "tests" / "user_specs").glob("*.py")]
     names = set()
     for text in texts:
-        for module, imported in re.findall(r"^from (oracles[\w.]*) import ([\w, ]+)$", text, re.M):
+        for module, imported in re.findall(
+            r"^from (torch_conformance[\w.]*) import ([\w, ]+)$", text, re.M
+        ):
             names |= {(module, name.strip()) for name in imported.split(",")}
     return names
 
 
 def test_every_public_name_a_spec_file_uses_imports():
     names = _public_names()
-    assert ("oracles.spec", "Spec") in names and ("oracles.case", "Case") in names
+    assert ("torch_conformance.spec", "Spec") in names and (
+        "torch_conformance.case",
+        "Case",
+    ) in names
     for module, name in sorted(names):
         assert hasattr(importlib.import_module(module), name), f"from {module} import {name}"
 
@@ -168,7 +181,9 @@ def test_the_public_surface_names_what_the_docs_document():
     for dotted in sorted(
         set(
             re.findall(
-                r"`(oracles\.(?:case|spec|layouts|reference|domain|properties|registry)\.\w+)", text
+                r"`(torch_conformance\.(?:case|spec|layouts|reference|domain|properties|registry)"
+                r"\.\w+)",
+                text,
             )
         )
     ):

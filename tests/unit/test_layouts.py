@@ -6,8 +6,8 @@ import torch
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from oracles.core.views import apply_view_ops
-from oracles.strategies.strided import Layout, fused_columns, strided_layouts
+from torch_conformance.oracles.core.views import apply_view_ops
+from torch_conformance.oracles.strategies.strided import Layout, fused_columns, strided_layouts
 
 SHAPES = st.lists(st.integers(1, 5), min_size=1, max_size=4).map(tuple)
 

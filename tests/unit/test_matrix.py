@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from reports.html_page import html_page
-from reports.markdown import markdown
-from reports.matrix import Matrix
-from reports.merge import main
+from torch_conformance.reports.html_page import html_page
+from torch_conformance.reports.markdown import markdown
+from torch_conformance.reports.matrix import Matrix
+from torch_conformance.reports.merge import main
 
 FAILURE = {
     "verdict": "values",
@@ -39,7 +39,7 @@ KNOWN = {
 
 def _record(spec, check, mode, outcome="passed", findings=(), **more):
     return {
-        "test": f"suites/test_conformance.py::test_{check}[{spec}-{mode}]",
+        "test": f"torch_conformance/test_conformance.py::test_{check}[{spec}-{mode}]",
         "spec": spec,
         "check": check,
         "mode": mode,
@@ -99,7 +99,9 @@ def _failing(results: list[dict]) -> list[dict]:
         failures=[
             {
                 "case": FAILURE["case"],
-                "rerun": "pytest 'suites/test_conformance.py::test_fake[x]' --replay=x.cases",
+                "rerun": (
+                    "pytest 'torch_conformance/test_conformance.py::test_fake[x]' --replay=x.cases"
+                ),
                 "script": "reports/out/repro/x.py",
                 "script_text": "import torch\nprint('repro <here>')\n",
                 "script_problem": None,

@@ -7,15 +7,15 @@ import dataclasses
 import torch
 from hypothesis import given, settings
 
-from oracles.recording.calls import (
+from torch_conformance.oracles.recording.calls import (
     RecordedBuffer,
     RecordedCall,
     RecordedTensor,
     _decode_call,
     encode_call,
 )
-from oracles.recording.cases import case_of, recorded_cases
-from oracles.recording.relations import NUMEL, Place, varied
+from torch_conformance.oracles.recording.cases import case_of, recorded_cases
+from torch_conformance.oracles.recording.relations import NUMEL, Place, varied
 
 
 def rope_call(tokens: int) -> RecordedCall:

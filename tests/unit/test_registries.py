@@ -10,18 +10,23 @@ import pytest
 import torch
 from hypothesis import settings
 
-from oracles.checks import CHECKS
-from oracles.core.buffers import Case
-from oracles.core.program import STEPS
-from oracles.core.verdicts import VERDICTS
-from oracles.core.views import VIEW_OPS, apply_view_ops, view_expression, view_ranks
-from oracles.modes.compiled import COMPILED
-from oracles.modes.deployment import DEPLOYMENTS
-from oracles.triage.engine import UPSTREAM, Situation
-from oracles.triage.faults import FAULTS, KNOWN_FAULTS, FaultEntryError, _fault
-from oracles.triage.switches import SWITCHES, together
-from suites.policy import PROFILES, current, selected_modes
-from upstream.deployed import HOW
+from torch_conformance.oracles.checks import CHECKS
+from torch_conformance.oracles.core.buffers import Case
+from torch_conformance.oracles.core.program import STEPS
+from torch_conformance.oracles.core.verdicts import VERDICTS
+from torch_conformance.oracles.core.views import (
+    VIEW_OPS,
+    apply_view_ops,
+    view_expression,
+    view_ranks,
+)
+from torch_conformance.oracles.modes.compiled import COMPILED
+from torch_conformance.oracles.modes.deployment import DEPLOYMENTS
+from torch_conformance.oracles.triage.engine import UPSTREAM, Situation
+from torch_conformance.oracles.triage.faults import FAULTS, KNOWN_FAULTS, FaultEntryError, _fault
+from torch_conformance.oracles.triage.switches import SWITCHES, together
+from torch_conformance.suites.policy import PROFILES, current, selected_modes
+from torch_conformance.upstream.deployed import HOW
 
 
 def test_every_check_is_found_in_order_and_names_registered_verdicts():

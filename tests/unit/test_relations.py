@@ -10,10 +10,10 @@ import pytest
 import torch
 from hypothesis import given, settings
 
-from oracles.core.specification import SpecError
-from oracles.recording.calls import RecordedBuffer, RecordedCall, RecordedTensor
-from oracles.recording.cases import recorded_cases
-from oracles.recording.relations import infer, parse, places
+from torch_conformance.oracles.core.specification import SpecError
+from torch_conformance.oracles.recording.calls import RecordedBuffer, RecordedCall, RecordedTensor
+from torch_conformance.oracles.recording.cases import recorded_cases
+from torch_conformance.oracles.recording.relations import infer, parse, places
 
 FLOAT, INDEX = RecordedBuffer(torch.float32), torch.int64
 

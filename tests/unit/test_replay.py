@@ -8,10 +8,10 @@ import math
 import pytest
 import torch
 
-from oracles.core.buffers import DEFAULT, Buffer, Case, View
-from oracles.core.program import Program, Step
-from oracles.core.specification import SpecError
-from oracles.runner.replay import Replay
+from torch_conformance.oracles.core.buffers import DEFAULT, Buffer, Case, View
+from torch_conformance.oracles.core.program import Program, Step
+from torch_conformance.oracles.core.specification import SpecError
+from torch_conformance.oracles.runner.replay import Replay
 
 
 def _replay() -> Replay:

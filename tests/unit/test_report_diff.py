@@ -1,10 +1,10 @@
-"""``python -m reports.diff``: two runs of one gate, record by record."""
+"""``python -m torch_conformance.reports.diff``: two runs of one gate, record by record."""
 
 from __future__ import annotations
 
 import json
 
-from reports.diff import differences, main, records
+from torch_conformance.reports.diff import differences, main, records
 
 
 def _report(outcome: str = "passed", cases: int = 100, blocking: bool = False) -> dict:

@@ -6,7 +6,7 @@ import torch
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from families.rope.cases import (
+from torch_conformance.families.rope.cases import (
     HEAD_SIZES,
     fused_qkv_seed_case,
     rope_batches,
@@ -15,8 +15,8 @@ from families.rope.cases import (
     rope_models,
     rope_structures,
 )
-from oracles.core.buffers import Case
-from oracles.core.signature import batch_signature, signature_of
+from torch_conformance.oracles.core.buffers import Case
+from torch_conformance.oracles.core.signature import batch_signature, signature_of
 
 # Deterministic and patient: a layout that exists must always be found.
 FIND = settings(max_examples=5000, derandomize=True, database=None)

@@ -8,12 +8,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from families.activation.specs import SILU_AND_MUL
-from families.collective.specs import ALL_GATHER
-from families.norm.cases import FUSED_ADD
-from oracles.core.signature import batch_signature
-from oracles.strategies.hidden_rows import rows_batches, rows_cases
-from oracles.strategies.sampling import sample
+from torch_conformance.families.activation.specs import SILU_AND_MUL
+from torch_conformance.families.collective.specs import ALL_GATHER
+from torch_conformance.families.norm.cases import FUSED_ADD
+from torch_conformance.oracles.core.signature import batch_signature
+from torch_conformance.oracles.strategies.hidden_rows import rows_batches, rows_cases
+from torch_conformance.oracles.strategies.sampling import sample
 
 
 def _tensors(case) -> dict[str, torch.Tensor]:

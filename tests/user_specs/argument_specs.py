@@ -8,10 +8,10 @@ import torch
 from argument_ops import pick, with_bias  # noqa: F401  (registers the ops)
 from hypothesis import strategies as st
 
-from oracles.case import Buffer, Case, View
-from oracles.layouts import strided_layouts
-from oracles.reference import Expectation, exact
-from oracles.spec import Spec
+from torch_conformance.case import Buffer, Case, View
+from torch_conformance.layouts import strided_layouts
+from torch_conformance.reference import Expectation, exact
+from torch_conformance.spec import Spec
 
 ROWS = 2  # a module global the program reads under compile
 

@@ -6,8 +6,8 @@ import closure_ops  # noqa: F401  (registers the ops)
 import torch
 from hypothesis import strategies as st
 
-from oracles.case import Buffer, Case, View
-from oracles.spec import Spec
+from torch_conformance.case import Buffer, Case, View
+from torch_conformance.spec import Spec
 
 CASE = Case({"x": Buffer((3, 5), torch.float32)}, {"x": View("x")})
 SPECS = [Spec("closure_double", "closure_user::double", st.just(CASE), None, examples=(CASE,))]

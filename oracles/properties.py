@@ -1,5 +1,0 @@
-"""Public: the batches a spec without ``batches`` gets (see ``oracles.strategies.batches``)."""
-
-from oracles.strategies.batches import derived_batches
-
-__all__ = ["derived_batches"]

@@ -1,5 +1,0 @@
-"""Public: a spec of a recorded op, with its recorded Cases (see ``oracles.recording``)."""
-
-from oracles.recording.specs import recorded_spec
-
-__all__ = ["recorded_spec"]

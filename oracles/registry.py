@@ -1,5 +1,0 @@
-"""Public: explicit Inductor fallbacks for whole namespaces (see ``oracles.lint.fallbacks``)."""
-
-from oracles.lint.fallbacks import register_fallbacks
-
-__all__ = ["register_fallbacks"]

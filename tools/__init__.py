@@ -1,0 +1,2 @@
+"""The checkout's own tools, not installed: ``reference_pages`` writes the
+reference pages' generated tables from what the code knows."""
