@@ -318,7 +318,8 @@ def pytest_collection_modifyitems(
     own = config.getoption("--specs") or config.getoption("--specs-from")
     scripts = current().known_fault_scripts and not own
     deployed = current().deployed_fault_scripts and not own
-    kept, dropped = [], []
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
     for item in items:
         empty = any(
             str(mark.kwargs.get("reason", "")).startswith("got empty parameter set")
