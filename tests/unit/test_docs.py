@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from tools import reference_pages
-from torch_conformance.oracles.core.locations import PACKAGE
 from torch_conformance.oracles.core.verdicts import ABOUT, VERDICTS
 
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -19,7 +18,7 @@ PAGES = sorted(
         CHECKOUT / "README.md",
         CHECKOUT / "CONTRIBUTING.md",
         CHECKOUT / "CHANGELOG.md",
-        PACKAGE / "upstream" / "README.md",
+        CHECKOUT / "src" / "torch_conformance" / "upstream" / "README.md",
         CHECKOUT / "benchmarks" / "RESULTS.md",
         *(CHECKOUT / "docs").rglob("*.md"),
     ]
