@@ -1,6 +1,8 @@
 """Fixtures the suite's own tests share, and the suite's Hypothesis profiles
 (which its tests read, as a run of the suite registers them)."""
 
+import os
+
 import pytest
 import torch
 
@@ -22,3 +24,13 @@ def two_threads():
     torch.set_num_threads(2)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(autouse=True)
+def own_verdict_store(monkeypatch, tmp_path_factory):
+    """Each test's runs of the suite keep verdicts in a store of the test's
+    own: a verdict kept by another test, or by the user's gate, would serve
+    a record the test means to judge."""
+    store = tmp_path_factory.mktemp("verdicts")
+    options = " ".join(filter(None, [os.environ.get("PYTEST_ADDOPTS"), f"--verdict-store={store}"]))
+    monkeypatch.setenv("PYTEST_ADDOPTS", options)

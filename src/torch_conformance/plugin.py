@@ -28,6 +28,8 @@ pytest_plugins = ["torch_conformance.reports.plugin"]
 _SPECS = pytest.StashKey[list]()
 _REPLAY = pytest.StashKey[object]()
 _SELECTED = pytest.StashKey[list]()
+# Per spec of the run, where it came from (none for the catalog's).
+ORIGINS = pytest.StashKey[dict]()
 # The suite's test modules, and the prefix of their node ids in any run.
 SUITE_TESTS = ("test_conformance.py", "test_registry.py", "test_known_faults.py")
 NODE_PREFIX = "torch_conformance/"
@@ -135,6 +137,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "compares two orders Case by Case)",
     )
     parser.addoption(
+        "--rejudge",
+        action="store_true",
+        help="judge every test again, ignoring the verdicts kept from earlier runs "
+        "(a derandomized profile keeps a passing test's verdict while nothing it depends "
+        "on changes)",
+    )
+    parser.addoption(
+        "--verdict-store",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="keep verdicts under DIR (default: verdicts/ in the user's cache folder)",
+    )
+    parser.addoption(
         "--fresh-caches",
         action="store_true",
         help="compile into a fresh Inductor cache, removed at exit, instead of "
@@ -184,7 +200,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--modes"):
         _modes(config)
     if any(config.getoption(option) for option in ("--specs", "--spec", "--specs-from")):
-        _specs(config)
+        run_specs(config)
     if config.getoption("--replay") is not None:
         _replay(config)
 
@@ -262,7 +278,7 @@ def _replay(config: pytest.Config):
     return config.stash[_REPLAY]
 
 
-def _specs(config: pytest.Config) -> list:
+def run_specs(config: pytest.Config) -> list:
     """The run's specs (``--specs``, else the built-in catalog), loaded once."""
     if _SPECS not in config.stash:
         from torch_conformance.oracles.core.specification import SpecError
@@ -271,8 +287,13 @@ def _specs(config: pytest.Config) -> list:
 
         targets = config.getoption("--specs")
         recordings = config.getoption("--specs-from")
+        origins: dict[str, str] = {}  # spec name -> the file, module or recording it came from
         try:
-            specs = [s for t in targets for s in load_specs(t)]
+            specs = []
+            for target in targets:
+                loaded = load_specs(target)
+                origins |= {s.name: target for s in loaded}
+                specs += loaded
         except SpecError as error:
             raise pytest.UsageError(f"--specs: {error}") from error
         if recordings:
@@ -280,9 +301,13 @@ def _specs(config: pytest.Config) -> list:
 
             covered = {s.op if isinstance(s.op, str) else str(s.overload) for s in specs}
             try:
-                specs += [s for r in recordings for s in recorded_specs(r, skip=covered)]
+                for recording in recordings:
+                    loaded = recorded_specs(recording, skip=covered)
+                    origins |= {s.name: recording for s in loaded}
+                    specs += loaded
             except SpecError as error:
                 raise pytest.UsageError(f"--specs-from: {error}") from error
+        config.stash[ORIGINS] = origins
         if config.getoption("--catalog") or not (targets or recordings):
             specs += builtin_specs()
         names = config.getoption("--spec")
@@ -356,14 +381,14 @@ def _selects(given: str, nodeid: str) -> bool:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "namespace" in metafunc.fixturenames:
-        specs = _specs(metafunc.config)
+        specs = run_specs(metafunc.config)
         metafunc.parametrize("namespace", sorted({s.namespace for s in specs if s.namespace}))
     check = getattr(metafunc.function, "check", None)
     if check is None:
         return
     from torch_conformance.suites.catalog import fault_modes
 
-    specs = [s for s in _specs(metafunc.config) if check.applies(s)]
+    specs = [s for s in run_specs(metafunc.config) if check.applies(s)]
     single = [check.modes[0].name] if len(check.modes) == 1 else None
     # A check runs in the Modes it lists (the backward checks in no deployment
     # Mode), and in any injected compiler fault named.

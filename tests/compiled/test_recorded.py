@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.recorded.runs import CHECKOUT, check_spec_less, record
+from tests.recorded.runs import CHECKOUT, recorded_once, spec_less_once
 from tests.zoo_helpers import CI, needs_kernels, zoo_spec
 from torch_conformance.oracles.core.findings import CheckFailure
 from torch_conformance.oracles.recording.calls import RecordedTensor, Recording
@@ -28,8 +28,10 @@ pytestmark = needs_kernels
 def recorded(tmp_path_factory) -> Path:
     # In processes of their own: the program registers a fake on a zoo op
     # that the zoo's specs install fakes on in turn.
-    out = tmp_path_factory.mktemp("recorded") / "calls.json"
-    summary = record("conformance,conformance_zoo", out, "python", "-m", "tests.recorded.decoder")
+    command = ("python", "-m", "tests.recorded.decoder")
+    out, summary = recorded_once(
+        tmp_path_factory, "recorded", "conformance,conformance_zoo", *command
+    )
     assert "recorded 5 op(s)" in summary and "torch-conformance check --specs-from=" in summary
     return out
 
@@ -37,7 +39,7 @@ def recorded(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def spec_less(recorded: Path) -> dict[str, set[str]]:
     """Per test of the spec-less run: its blocking verdicts."""
-    results = check_spec_less(
+    results, _ = spec_less_once(
         recorded, "--compiles=2", "-k", "test_fake or test_schema or test_compiled"
     )
     return {

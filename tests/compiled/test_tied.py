@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.recorded.runs import check_spec_less, record
+from tests.recorded.runs import recorded_once, spec_less_once
 from tests.zoo_helpers import CI
 from torch_conformance.oracles.core.findings import CheckFailure
 from torch_conformance.oracles.recording.calls import Recording
@@ -24,14 +24,14 @@ TIED = ("gather_rows", "group_quantize", "negated", "paged_write", "pair_sum")
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> tuple[Path, str]:
-    out = tmp_path_factory.mktemp("tied") / "calls.json"
-    return out, record("conformance_tied", out, "python", "-m", "tests.recorded.tied_program")
+    command = ("python", "-m", "tests.recorded.tied_program")
+    return recorded_once(tmp_path_factory, "tied", "conformance_tied", *command)
 
 
 @pytest.fixture(scope="module")
 def spec_less(recorded) -> dict[str, dict]:
     """Per test of the spec-less run: its record in the JSON report."""
-    results = check_spec_less(
+    results, _ = spec_less_once(
         recorded[0],
         "--compiles=2",
         "-k",

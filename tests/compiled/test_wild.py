@@ -16,7 +16,7 @@ import pytest
 import torch
 from hypothesis import strategies as st
 
-from tests.recorded.runs import CHECKOUT, record, run_spec_less
+from tests.recorded.runs import CHECKOUT, record, recorded_once, run_spec_less, spec_less_once
 from tests.zoo_helpers import CI
 from torch_conformance.case import Buffer, Case, View
 from torch_conformance.oracles.core.findings import CheckFailure
@@ -36,16 +36,16 @@ PLANTED = {
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> tuple[Path, str]:
-    out = tmp_path_factory.mktemp("wild") / "calls.json"
-    return out, record("conformance_wild", out, "python", "-m", "tests.recorded.wild_program")
+    command = ("python", "-m", "tests.recorded.wild_program")
+    return recorded_once(tmp_path_factory, "wild", "conformance_wild", *command)
 
 
 @pytest.fixture(scope="module")
-def spec_less(recorded) -> tuple[dict[str, dict], subprocess.CompletedProcess]:
+def spec_less(recorded) -> tuple[dict[str, dict], str]:
     """Per test of the spec-less ci run in two workers: its record in the JSON
-    report; and the run."""
-    results, done = run_spec_less(recorded[0], "--hypothesis-profile=ci", workers=2)
-    return {r["test"].split("::")[-1]: r for r in results}, done
+    report; and what the run printed."""
+    results, printed = spec_less_once(recorded[0], "--hypothesis-profile=ci", workers=2)
+    return {r["test"].split("::")[-1]: r for r in results}, printed
 
 
 def _blocking(record: dict) -> set[str]:
@@ -71,17 +71,17 @@ def test_what_real_programs_pass_is_recorded_and_named(recorded):
 
 
 def test_only_the_planted_bugs_block_and_every_test_reports(spec_less):
-    results, done = spec_less
+    results, printed = spec_less
     failed = {test: _blocking(r) for test, r in results.items() if r["outcome"] == "failed"}
-    assert failed == PLANTED, done.stdout[-3000:]
+    assert failed == PLANTED, printed[-3000:]
     # Two workers ran the lot, a kernel that kills its process included.
-    assert "never reported" not in done.stdout
-    counts = re.findall(r"(\d+) (?:failed|passed|skipped)", done.stdout.splitlines()[-1])
+    assert "never reported" not in printed
+    counts = re.findall(r"(\d+) (?:failed|passed|skipped)", printed.splitlines()[-1])
     assert sum(map(int, counts)) == len(results)
     for test in ("test_fake", "test_schema"):
         skipped = results[f"{test}[recorded-conformance_wild.soft_clip]"]
         assert skipped["outcome"] == "skipped"
-    assert "holds by construction" in done.stdout
+    assert "holds by construction" in printed
 
 
 def test_a_kernel_that_kills_its_process_on_an_inferred_case_is_an_edge(spec_less):

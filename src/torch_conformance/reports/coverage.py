@@ -34,6 +34,8 @@ class Coverage:
         self.rows: dict[str, dict[str, list]] = defaultdict(dict)
         # spec -> Cases at the edge of its recording (refused, not judged)
         self.edges: dict[str, int] = defaultdict(int)
+        # The tests whose verdicts were kept from earlier runs, and when each was judged.
+        self.kept: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call" and not (report.when == "setup" and report.skipped):
@@ -42,15 +44,19 @@ class Coverage:
         if "spec" not in known:
             return
         row = self.rows[str(known["spec"])].setdefault(
-            str(known["check"]), [0, 0, 0, set(), set(), False]
+            str(known["check"]), [0, 0, 0, set(), set(), False, False]
         )
         row[0] += known.get("cases") or 0
         row[1] += known.get("signatures") or 0
-        row[2] += known.get("compiles") or 0
+        # A kept verdict compiled nothing in this run.
+        row[2] += 0 if known.get("kept") else known.get("compiles") or 0
         if not report.skipped:
             row[3].add(known["mode"])
         row[4].add(report.outcome)
         row[5] = row[5] or "holds" in known
+        if known.get("kept"):
+            self.kept.append(str(known["kept"]))
+            row[6] = True
         self.edges[str(known["spec"])] += known.get("recording_edges") or 0
 
     def pytest_terminal_summary(self, terminalreporter) -> None:  # noqa: ANN001 - pytest's type
@@ -61,7 +67,7 @@ class Coverage:
         checks = sorted({check for row in self.rows.values() for check in row})
         write(
             "Cases judged / programs compiled, per spec and check "
-            "(- : skipped; holds: holds by construction, not run)"
+            "(- : skipped; holds: holds by construction, not run; *: kept from an earlier run)"
         )
         width = max(len(spec) for spec in self.rows)
         write(f"{'spec':<{width}}  " + "  ".join(f"{c:>14}" for c in checks))
@@ -74,7 +80,8 @@ class Coverage:
                 elif row is None or not row[3]:
                     cells.append(f"{'-':>14}")
                 else:
-                    cells.append(f"{f'{row[0]} / {row[1]}':>14}")
+                    kept = " *" if row[6] else ""
+                    cells.append(f"{f'{row[0]} / {row[1]}{kept}':>14}")
             write(f"{spec:<{width}}  " + "  ".join(cells))
         modes = sorted({m for row in self.rows.values() for r in row.values() for m in r[3]})
         compiles = sum(r[2] for row in self.rows.values() for r in row.values())
@@ -86,6 +93,12 @@ class Coverage:
                 "a Case no recorded call shows; not judged, no op blamed): "
                 + ", ".join(f"{spec} {n}" for spec, n in edges.items())
             )
+        if self.kept:
+            write(
+                f"{len(self.kept)} verdict(s) kept from earlier runs (judged from "
+                f"{min(self.kept)} on): nothing they depend on changed since; --rejudge "
+                "judges them again"
+            )
         line = further()
         if line is not None:
             write(line)
@@ -93,6 +106,7 @@ class Coverage:
 
 TALLIED = (
     "spec", "check", "mode", "cases", "signatures", "compiles", "recording_edges", "holds",
+    "kept",
 )  # fmt: skip
 
 

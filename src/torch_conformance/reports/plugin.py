@@ -164,6 +164,8 @@ def record(report: pytest.TestReport) -> dict:
         "recording_edges": known.get("recording_edges", 0),
         "findings": [v for k, v in report.user_properties if k == "finding"],
     }
+    # Judged now, or kept from an earlier run (and when that run judged it).
+    entry["kept"] = known.get("kept")
     for key in ("reproduces", "about"):  # a known fault's record
         if key in known:
             entry[key] = known[key]

@@ -29,6 +29,7 @@ from torch_conformance.oracles.runner.replay import Replay, ReproOptions
 from torch_conformance.oracles.runner.tally import Tally
 from torch_conformance.oracles.strategies.programs import program_cases
 from torch_conformance.reports.crashes import running_file
+from torch_conformance.reports.store import serve, store_of, verdict_key
 from torch_conformance.suites.catalog import fault_modes
 from torch_conformance.suites.policy import batch_size, check_examples, current
 
@@ -51,6 +52,12 @@ def _run(
                 f"in the {replay.mode} mode"
             )
     fault = fault_modes().get(mode)
+    # A verdict kept from an earlier run while nothing it depends on changed
+    # (never an injected fault's, never a failure).
+    store = store_of(config) if fault is None else None
+    key = verdict_key(config, request.node.nodeid, [spec]) if store is not None else None
+    if serve(store, key, request.node):
+        return
     device = config.getoption("--device")
     rerun = " ".join(
         ["pytest", shlex.quote(request.node.nodeid)]
@@ -103,6 +110,8 @@ def _run(
         request.node.user_properties += [("failure", reproduction(f)) for f in failure.failures]
         # The report says all there is: the suite's own stack would bury it.
         pytest.fail(failure.report(), pytrace=False)
+    if store is not None and key is not None:
+        store.keep(key, request.node.nodeid, request.node.user_properties)
 
 
 def _as_the_profile_runs(check: str) -> str | Check:

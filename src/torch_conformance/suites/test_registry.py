@@ -14,12 +14,22 @@ from collections.abc import Callable
 import pytest
 
 from torch_conformance.oracles.core.findings import Finding
+from torch_conformance.plugin import run_specs
+from torch_conformance.reports.store import serve, store_of, verdict_key
 
 
 def test_registry(namespace: str, request: pytest.FixtureRequest, record_finding: Callable) -> None:
     """Every op of the namespace: a fake of the schema's structure and
     aliasing that agrees with the kernel, a compilable schema."""
     request.node.user_properties += [("spec", namespace), ("check", "registry"), ("mode", "lint")]
+    # A verdict kept while neither the namespace's specs nor its ops changed.
+    store = store_of(request.config)
+    key = None
+    if store is not None:
+        specs = [s for s in run_specs(request.config) if s.namespace == namespace]
+        key = verdict_key(request.config, request.node.nodeid, specs, _ops(specs, namespace))
+    if serve(store, key, request.node):
+        return
     report = request.config.getoption("--repro-dir") / f"lint-{namespace}.json"
     report.parent.mkdir(parents=True, exist_ok=True)
     specs = [f"--specs={t}" for t in request.config.getoption("--specs")]
@@ -58,3 +68,16 @@ def test_registry(namespace: str, request: pytest.FixtureRequest, record_finding
     if errors:
         rerun = " ".join(["torch-conformance lint", namespace, *specs])
         pytest.fail("\n".join([*errors, f"rerun: {rerun}"]), False)
+    if store is not None and key is not None:
+        store.keep(key, request.node.nodeid, request.node.user_properties)
+
+
+def _ops(specs: list, namespace: str) -> list:
+    """Every op registered in ``namespace`` once its specs are prepared:
+    the lint judges them all."""
+    from torch_conformance.oracles.lint.fallbacks import namespace_ops
+
+    for spec in specs:
+        if spec.prepare is not None:
+            spec.prepare()
+    return list(namespace_ops(namespace))

@@ -55,7 +55,7 @@ def registering_modules(name: str) -> list[str]:
     return list(dict.fromkeys([*found, *_dispatcher_modules(name)]))
 
 
-def _registered_files(name: str) -> dict[str, str]:
+def registered_files(name: str) -> dict[str, str]:
     """Per dispatch key (and ``debug``, where the op was defined), the file
     that registered op ``name``'s kernel there, as the dispatcher keeps it."""
     try:
@@ -79,14 +79,14 @@ def _dispatcher_modules(name: str) -> list[str]:
         file = getattr(module, "__file__", None)
         if file and module_name != "__main__" and module_name.partition(".")[0] != "torch":
             by_file.setdefault(str(file), module_name)
-    files = dict.fromkeys(_registered_files(name).values())
+    files = dict.fromkeys(registered_files(name).values())
     return [by_file[f] for f in files if f in by_file]
 
 
 def registration(op: torch._ops.OpOverload) -> str:
     """What registered ``op``'s fake, in words: ``register_fake``, a Meta
     kernel (``Library.impl``, or C++), a decomposition, or nothing."""
-    files = _registered_files(op.name())
+    files = registered_files(op.name())
     if python_fake(op) is not None:
         return "register_fake"
     if "Meta" in files:

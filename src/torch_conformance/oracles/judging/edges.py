@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from torch_conformance.oracles.core.buffers import Case
 from torch_conformance.oracles.core.findings import Finding, error_text
-from torch_conformance.oracles.core.isolation import killed_by
 from torch_conformance.oracles.core.specification import Spec
 from torch_conformance.oracles.core.verdicts import RECORDING_EDGE
 from torch_conformance.oracles.modes.eager import EAGER
+from torch_conformance.oracles.modes.isolated import kills
 
 
 def refusal(spec: Spec, case: Case) -> Finding | None:
@@ -18,7 +18,7 @@ def refusal(spec: Spec, case: Case) -> Finding | None:
     if spec.inferred is None or not spec.inferred(case):
         return None
     # Run first where a kernel that dies on it takes no worker with it.
-    signal = killed_by(lambda: EAGER.run(spec, case))
+    signal = kills(spec, case)
     if signal is not None:
         how = f"by killing its process ({signal})"
     else:

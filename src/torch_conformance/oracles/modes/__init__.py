@@ -1,7 +1,8 @@
 """Execution: the Modes a Case runs in, and the compiled programs they key.
 
 ``mode`` holds the one ``run`` signature; ``eager`` and ``fake`` run the op
-(or the Case's program) without compiling; ``compiled`` holds the compiled
+(or the Case's program) without compiling, and ``isolated`` runs it in a
+forked child; ``compiled`` holds the compiled
 Modes (``COMPILED``) and the stages before Inductor (``STAGES``);
 ``compile_settings`` what makes one compiled Mode differ from another, as
 data; ``compiled_program`` what a compiled program proves, and

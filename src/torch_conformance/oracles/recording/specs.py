@@ -25,6 +25,7 @@ from torch_conformance.oracles.core.specification import Spec, SpecError
 from torch_conformance.oracles.recording.calls import Recording, RecordingError
 from torch_conformance.oracles.recording.cases import case_of, recorded_cases
 from torch_conformance.oracles.recording.relations import parse, places, structure
+from torch_conformance.oracles.runner import dependencies
 from torch_conformance.oracles.runner.loading import import_registering
 
 # Explicit examples per op: the most frequent recorded call of each structure.
@@ -164,6 +165,8 @@ def recorded_specs(path: str | os.PathLike, skip: Iterable[str] = ()) -> list[Sp
     but those of ``skip`` (ops a user's spec covers)."""
     recording = _load(Path(path).resolve())
     _loadable(path, recording)
+    # What a verdict of these specs depends on: the recording, and its modules.
+    dependencies.LOADED[str(path)] = dependencies.user_modules(recording.imports)
     skipped = set(skip)
     specs = []
     for op, recorded in sorted(recording.checked.items()):

@@ -41,7 +41,7 @@ _ROOTS = _library_roots()
 _INSTALLED = ("site-packages", "dist-packages")
 
 
-def _is_library_file(file: str | None) -> bool:
+def is_library_file(file: str | None) -> bool:
     """Code of an installed library (torch, the standard library, a package
     in a site-packages folder): imported, not copied. The suite's own code
     is copied wherever it is installed: a script imports nothing of it."""
@@ -68,7 +68,7 @@ def source_file(obj: Any) -> str | None:
 
 def is_user_code(obj: Any) -> bool:
     file = source_file(obj)
-    return file is not None and not file.startswith("<") and not _is_library_file(file)
+    return file is not None and not file.startswith("<") and not is_library_file(file)
 
 
 def location(obj: Any) -> str:

@@ -16,7 +16,7 @@ from torch_conformance.oracles.core.buffers import Case
 from torch_conformance.oracles.core.devices import KINDS
 from torch_conformance.oracles.core.kernel_domain import Domain
 from torch_conformance.oracles.core.specification import Spec, SpecError
-from torch_conformance.oracles.runner import old_names
+from torch_conformance.oracles.runner import dependencies, old_names
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 _QUALNAME = re.compile(r"^\w+::\w+(\.\w+)?$")
@@ -128,6 +128,7 @@ def load_specs(target: str) -> list[Spec]:
     """The specs of a spec module given as a file path or a module name."""
     old_names.install()
     path = Path(target)
+    before = set(sys.modules)
     try:
         if path.suffix == ".py" or path.exists():
             if not path.is_file():
@@ -139,6 +140,11 @@ def load_specs(target: str) -> list[Spec]:
         raise
     except Exception as error:
         raise SpecError(f"{target}: importing the spec module failed: {error!r}") from error
+    # What a verdict of these specs depends on: the modules of the user's
+    # that loading them imported (the module itself too).
+    # (Loaded again, the module imports nothing new: what it imported first stays.)
+    imported = dependencies.user_modules([*(set(sys.modules) - before), module.__name__])
+    dependencies.LOADED[target] = tuple(sorted({*dependencies.LOADED.get(target, ()), *imported}))
     specs = getattr(module, "SPECS", None)
     if specs is None:
         raise SpecError(f"{target}: defines no SPECS (a list of torch_conformance.spec.Spec)")

@@ -37,10 +37,10 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from torch_conformance.oracles.core.buffers import Case
-from torch_conformance.oracles.core.isolation import killed_by
 from torch_conformance.oracles.core.observation import flatten_outputs
 from torch_conformance.oracles.core.program import STEPS, Program, Step
 from torch_conformance.oracles.core.specification import Spec
+from torch_conformance.oracles.modes.isolated import kills
 from torch_conformance.oracles.strategies.legality import internally_overlapping, overlap
 from torch_conformance.oracles.strategies.tangents import tangent_layouts
 
@@ -557,8 +557,7 @@ def program_cases(
     if spec.inferred is not None and spec.inferred(case):
         # The program is drawn from a real call of the op: a Case the kernel
         # may refuse by dying is first run where it takes no worker with it.
-        op, args = spec.resolve(), case.bind(case.allocate())
-        assume(killed_by(lambda: op(**args)) is None)
+        assume(kills(spec, case) is None)
     backward = backward and bool(spec.grads) and draw(st.booleans())
     around = dataclasses.replace(spec, bit_exact=False) if backward else spec
     case = dataclasses.replace(case, program=draw(programs(around, case, kinds)))
