@@ -107,6 +107,17 @@ def table(rows: list[dict], workers: int, ops: int) -> str:
             f"| {row['run']} | {row['tests']} | {row['kept']} | {row['failed']} | "
             f"{row['wall_s']:.0f} | {ratio} |"
         )
+    lines.append("")
+    for row in rows:
+        part = row["run"].partition(":")[0]
+        if "store warm" in row["run"]:
+            limit = TARGET_SECONDS
+        elif "changed" in row["run"] and part in full:
+            limit = TARGET_SECONDS + full[part] / ops
+        else:
+            continue
+        met = "met" if row["wall_s"] <= limit else "not met"
+        lines.append(f"Target: {row['run']} in at most {limit:.0f} s: {row['wall_s']:.0f} s, {met}.")
     return "\n".join(lines)
 
 

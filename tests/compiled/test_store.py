@@ -117,6 +117,14 @@ def test_the_machine_part_of_the_key_names_torch(monkeypatch):
     assert dependencies.machine("cpu") != before
 
 
+def test_the_machine_part_of_the_key_names_inductors_settings(monkeypatch):
+    before = dependencies.machine("cpu")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "/elsewhere")  # a cache's folder: no setting
+    assert dependencies.machine("cpu") == before
+    monkeypatch.setenv("TORCHINDUCTOR_FREEZING", "1")
+    assert dependencies.machine("cpu") != before
+
+
 def test_an_op_librarys_bytes_are_in_the_key(monkeypatch, tmp_path):
     library = tmp_path / "libops.so"
     library.write_bytes(b"one build")

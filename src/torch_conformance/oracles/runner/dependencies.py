@@ -6,7 +6,8 @@ The key of one test (a spec, a check, a Mode) covers:
 - the suite: its version and the hash of its source (``suite``);
 - the machine's stack: torch, Triton, Hypothesis and Python versions, the
   device, the CPU's instruction-set features (real libraries pick kernels
-  by them) (``machine``);
+  by them), and the environment variables that set torch's, Inductor's,
+  Triton's or the thread pools' behaviour (``machine``);
 - the run: the profile's settings and the options that change what runs;
 - the spec: the file or module that defines it and every module of the
   user's that loading it imported (``loaded``), a recording's file and the
@@ -25,6 +26,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
+import os
 import platform
 import sys
 import types
@@ -100,8 +102,28 @@ def _cpu_features() -> str:
     return _digest(capability, sorted(flags))
 
 
+# The environment variables that change what torch, Inductor, Triton or a
+# kernel's threads do, by prefix; less those that name a cache's folder, and
+# those the suite sets itself as it loads (they would tell one process from
+# another, not one stack from another).
+_SETTINGS = ("TORCH", "PYTORCH", "TRITON", "OMP_", "MKL_", "KMP_", "ATEN_", "CUDA_", "HIP_")
+_NOT_SETTINGS = ("TRITON_INTERPRET", "TORCH_CONFORMANCE_CACHE")
+
+
+def settings_in_environment() -> list[tuple[str, str]]:
+    """The environment variables among ``_SETTINGS`` (and not a cache's folder)."""
+    return sorted(
+        (name, value)
+        for name, value in os.environ.items()
+        if name.startswith(_SETTINGS)
+        and name not in _NOT_SETTINGS
+        and not name.endswith(("_CACHE_DIR", "_CACHE_PATH"))
+    )
+
+
 def machine(device: str) -> str:
-    """The stack every verdict of this process stands on."""
+    """The stack every verdict of this process stands on, the environment
+    variables that set torch's, Inductor's and Triton's behaviour included."""
     try:
         import triton
 
@@ -115,6 +137,7 @@ def machine(device: str) -> str:
         sys.version,
         device,
         _cpu_features(),
+        settings_in_environment(),
     )
 
 
