@@ -117,7 +117,8 @@ def table(rows: list[dict], workers: int, ops: int) -> str:
         else:
             continue
         met = "met" if row["wall_s"] <= limit else "not met"
-        lines.append(f"Target: {row['run']} in at most {limit:.0f} s: {row['wall_s']:.0f} s, {met}.")
+        wall = row["wall_s"]
+        lines.append(f"Target: {row['run']} in at most {limit:.0f} s: {wall:.0f} s, {met}.")
     return "\n".join(lines)
 
 

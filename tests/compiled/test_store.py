@@ -125,6 +125,16 @@ def test_the_machine_part_of_the_key_names_inductors_settings(monkeypatch):
     assert dependencies.machine("cpu") != before
 
 
+def test_what_inductor_compiled_before_is_not_in_the_key(monkeypatch, tmp_path):
+    library = tmp_path / "libops.so"
+    library.write_bytes(b"one build")
+    monkeypatch.setattr(torch.ops, "loaded_libraries", {str(library)})
+    # Its compiled programs load as extension modules too, but differ with what ran first.
+    before = dependencies.op_parts(torch.ops.aten.add.Tensor)
+    torch.compile(lambda x: x.cos() * 3 - 1)(torch.randn(5))
+    assert dependencies.op_parts(torch.ops.aten.add.Tensor) == before
+
+
 def test_an_op_librarys_bytes_are_in_the_key(monkeypatch, tmp_path):
     library = tmp_path / "libops.so"
     library.write_bytes(b"one build")

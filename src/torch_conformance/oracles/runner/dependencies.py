@@ -209,12 +209,23 @@ def _modules(modules: Iterable[types.ModuleType]) -> list[object]:
 def _extensions() -> list[tuple[str, str]]:
     """The user's compiled extension modules loaded (a kernel library built
     and imported as a Python module)."""
+    compiled = _inductors()
     found = []
-    for module in list(sys.modules.values()):
+    for name, module in list(sys.modules.items()):
         file = getattr(module, "__file__", None) or ""
-        if file.endswith((".so", ".pyd")) and not is_library_file(file):
+        if file.endswith((".so", ".pyd")) and not is_library_file(file) and name not in compiled:
             found.append((file, _file(file)))
     return sorted(found)
+
+
+def _inductors() -> set[str]:
+    """The modules Inductor built and loaded in this process (its compiled
+    programs, which differ with what ran before, not with the user's code)."""
+    try:
+        from torch._inductor.codecache import CppPythonBindingsCodeCache
+    except ImportError:
+        return set()
+    return set(getattr(CppPythonBindingsCodeCache, "_loaded_module_names", ()))
 
 
 def spec_key(spec: Spec, origin: str | None) -> str:
