@@ -135,6 +135,22 @@ def test_what_inductor_compiled_before_is_not_in_the_key(monkeypatch, tmp_path):
     assert dependencies.op_parts(torch.ops.aten.add.Tensor) == before
 
 
+def test_a_python_functions_name_is_its_key_not_its_address():
+    def rotate(x):
+        return x
+
+    first = rotate
+
+    def rotate(x):  # noqa: F811 - the same function, another object
+        return x
+
+    assert dependencies.op_name(first) == dependencies.op_name(rotate)
+    assert "0x" not in dependencies.op_name(rotate)
+    assert dependencies.op_name(torch.ops.aten.add.Tensor) == dependencies.op_name(
+        torch.ops.aten.add.Tensor
+    )
+
+
 def test_an_op_librarys_bytes_are_in_the_key(monkeypatch, tmp_path):
     library = tmp_path / "libops.so"
     library.write_bytes(b"one build")

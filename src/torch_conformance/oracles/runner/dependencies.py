@@ -228,10 +228,21 @@ def _inductors() -> set[str]:
     return set(getattr(CppPythonBindingsCodeCache, "_loaded_module_names", ()))
 
 
+def op_name(op: object) -> str:
+    """A spec's op by a name that holds from one process to the next (a
+    function's repr names its address)."""
+    if isinstance(op, str):
+        return op
+    qualname = getattr(op, "_qualname", None) or getattr(op, "__qualname__", None)
+    if isinstance(qualname, str):
+        return f"{getattr(op, '__module__', '')}.{qualname}"
+    return str(op)
+
+
 def spec_key(spec: Spec, origin: str | None) -> str:
     """The spec's and its op's part of a verdict's key; ``origin``: the spec
     file or module it was loaded from, a recording, or None for the catalog."""
-    parts: list[object] = [spec.name, repr(spec.op)]
+    parts: list[object] = [spec.name, op_name(spec.op)]
     if origin is not None:
         if origin not in LOADED:
             raise Unknown(f"what loading {origin} imported was not seen")
