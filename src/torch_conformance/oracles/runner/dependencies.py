@@ -151,10 +151,17 @@ def user_modules(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(set(files)))
 
 
+@functools.cache
+def _distributions() -> dict[str, list[str]]:
+    """Per top-level module, the installed distributions that hold it: a
+    scan of every installed package, once a process."""
+    return dict(importlib.metadata.packages_distributions())
+
+
 def _installed(module: types.ModuleType) -> str | None:
     """``name==version`` of the installed distribution that holds ``module``."""
     top = module.__name__.partition(".")[0]
-    for distribution in importlib.metadata.packages_distributions().get(top, ()):
+    for distribution in _distributions().get(top, ()):
         return f"{distribution}=={_version(distribution)}"
     return None
 
